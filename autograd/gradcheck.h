@@ -1,0 +1,63 @@
+// Gradient checking, as a library feature: compare the tape's gradient with
+// central finite differences, (f(x + eps) - f(x - eps)) / 2 eps, for every
+// element of every input, in double precision.
+//
+// A non-scalar output is reduced to a scalar with fixed random weights w, so
+// the check compares d<w, f>/dx from the tape (backward with dout = w) with its
+// finite-difference estimate. Defaults are PyTorch's: eps 1e-6, atol 1e-5, rtol 1e-3.
+#pragma once
+
+#include <armadillo>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/tape.h"
+
+namespace ag {
+
+// f records on the tape it is given and returns its output; the inputs arrive as leaves.
+using TapeFunction = std::function<Var(Tape& tape, const std::vector<Var>& inputs)>;
+
+struct GradcheckOptions {
+  double eps = 1e-6;
+  double atol = 1e-5;
+  double rtol = 1e-3;
+  unsigned seed = 0;  // for the output weights and the dot-product directions
+};
+
+struct InputReport {
+  std::string name;                // "input 0" unless named
+  arma::uword rows = 0, cols = 0;
+  double max_abs_error = 0;        // max |analytic - numeric|
+  double max_rel_error = 0;        // max |analytic - numeric| / max(|analytic|, |numeric|)
+  arma::uword worst_row = 0, worst_col = 0;  // the element furthest outside atol + rtol |numeric|
+  double worst_analytic = 0, worst_numeric = 0;
+  bool passed = true;
+  arma::mat analytic, numeric;     // the two full gradients, for display
+};
+
+struct GradcheckReport {
+  std::vector<InputReport> inputs;
+  bool passed = true;
+  std::string summary() const;  // one line per input
+};
+
+GradcheckReport gradcheck(const TapeFunction& f, const std::vector<arma::mat>& inputs,
+                          const GradcheckOptions& options = {},
+                          const std::vector<std::string>& names = {});
+
+// The fast check: for random directions v (input space) and u (output space),
+// <J v, u> from finite differences along v must equal <v, J^T u> from one backward.
+struct DotProductReport {
+  double jv_dot_u = 0;    // <J v, u>, numeric
+  double v_dot_jtu = 0;   // <v, J^T u>, from the tape
+  double abs_error = 0, rel_error = 0;
+  bool passed = true;
+};
+
+DotProductReport dot_product_test(const TapeFunction& f, const std::vector<arma::mat>& inputs,
+                                  const GradcheckOptions& options = {});
+
+}  // namespace ag

@@ -1,0 +1,19 @@
+// Printing a tape: one line per node (id, op, inputs, shape, bytes saved for
+// backward), the way a learner reads a Wengert list top to bottom.
+#pragma once
+
+#include <string>
+
+#include "autograd/tape.h"
+
+namespace ag {
+
+std::string format_tape(const Tape& tape);
+
+// Bytes node `id` holds for its backward on its own (its saved tensors + extras).
+std::size_t node_saved_bytes(const Tape& tape, std::size_t id);
+
+// A matrix printed row by row with `precision` significant digits.
+std::string format_matrix(const arma::mat& m, int precision = 4);
+
+}  // namespace ag

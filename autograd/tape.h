@@ -1,0 +1,155 @@
+// The tape: a Wengert list of the operations one computation ran, in order.
+//
+// A Var is a handle (tape + index) to one recorded value. Every op in ops/
+// computes its forward with Armadillo and calls Tape::record with a closure
+// that adds (+=) its vector-Jacobian product into its inputs' gradients.
+// Tape::backward seeds the output and walks the list in reverse: no recursion,
+// no graph search, so a 100,000-node chain is as safe as a 3-node one.
+#pragma once
+
+#include <armadillo>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "autograd/parameter.h"
+
+namespace ag {
+
+class Tape;
+
+// Thrown for every misuse: the message names the op, the shapes, what was expected.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Anomaly mode: the first NaN/inf produced in forward or backward.
+struct AnomalyError : Error {
+  using Error::Error;
+};
+
+// "3x4": how every message and listing prints a shape.
+std::string shape_str(const arma::mat& m);
+std::string shape_str(arma::uword rows, arma::uword cols);
+
+// A handle to one value on a tape. Cheap to copy; valid until the tape is cleared.
+struct Var {
+  Tape* tape = nullptr;
+  std::size_t id = 0;
+  std::uint32_t generation = 0;  // which clear() of the tape it belongs to
+
+  const arma::mat& value() const;
+  const arma::mat& grad() const;  // d(output)/d(this) after backward
+  arma::uword rows() const { return value().n_rows; }
+  arma::uword cols() const { return value().n_cols; }
+  std::string shape() const { return shape_str(value()); }
+};
+
+struct Node;
+
+// The vector-Jacobian product of one node. `self.grad` is dout (shaped like
+// self.value); the closure calls tape.accumulate(self.inputs[k], contribution)
+// for each input, reading saved values through tape.value(id) and self.value.
+using BackwardFn = std::function<void(Tape& tape, const Node& self)>;
+
+// What a node keeps for its backward: input values it reads, its own output,
+// and tensors the closure owns (counted in bytes). Reported by saved_bytes().
+struct Saved {
+  std::vector<Var> inputs;
+  bool output = false;
+  std::size_t extra_bytes = 0;
+};
+
+struct Node {
+  std::string op;                     // "mul", "matmul", "leaf", "param:fc1.weight" ...
+  std::vector<std::size_t> inputs;    // node ids, in argument order
+  std::vector<std::size_t> saved;     // node ids whose values backward reads
+  std::size_t extra_saved_bytes = 0;  // tensors the closure owns (mean, rstd, masks)
+  arma::mat value;
+  arma::mat grad;                     // empty until a gradient reaches it
+  BackwardFn backward;                // empty for leaves and constants
+  Parameter* param = nullptr;         // parameter leaves write their gradient here
+  std::uint64_t param_version = 0;    // the parameter's version when it was recorded
+  bool requires_grad = false;
+  bool freed = false;                 // backward already ran and released the closure
+};
+
+class Tape {
+ public:
+  Tape() = default;
+  Tape(const Tape&) = delete;  // Vars point at their tape
+  Tape& operator=(const Tape&) = delete;
+
+  // Leaves. `leaf` needs a gradient, `constant` does not; `param` reads a
+  // Parameter's value and, on backward, adds into the Parameter's gradient.
+  Var leaf(arma::mat value, std::string name = "leaf");
+  Var constant(arma::mat value, std::string name = "const");
+  Var param(Parameter& p);
+
+  // Used by ops: record one node with its backward and what that backward reads.
+  Var record(std::string op, const std::vector<Var>& inputs, arma::mat value,
+             BackwardFn backward, const Saved& saved = {});
+
+  // Used by backward closures: grad[id] += g, with a shape check that names the node.
+  void accumulate(std::size_t id, const arma::mat& g);
+
+  // Back-propagate from a 1x1 output (seed 1) or from any output with an
+  // explicit output gradient of its shape. Leaves accumulate (+=) across
+  // calls; intermediate gradients are recomputed. Closures are released
+  // afterwards unless retain_graph is set.
+  void backward(Var output, bool retain_graph = false);
+  void backward(Var output, const arma::mat& doutput, bool retain_graph = false);
+
+  // Forget every node. Vars from before become invalid (using one throws).
+  void clear();
+
+  std::size_t size() const { return nodes_.size(); }
+  std::size_t saved_bytes() const;  // distinct tensors held for backward
+  const Node& node(std::size_t id) const { return nodes_.at(id); }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const arma::mat& value(std::size_t id) const { return nodes_[id].value; }
+  const arma::mat& value(Var v) const;
+  const arma::mat& grad(Var v) const;
+
+  bool grad_enabled() const { return grad_enabled_; }
+  void set_grad_enabled(bool on) { grad_enabled_ = on; }
+  bool anomaly_mode() const { return anomaly_; }
+  void set_anomaly_mode(bool on) { anomaly_ = on; }
+
+  void check(Var v, const char* what) const;  // throws if v is not of this tape, now
+
+ private:
+  Var push(Node node);
+  void run_backward(std::size_t output);
+
+  std::vector<Node> nodes_;
+  std::uint32_t generation_ = 0;
+  bool grad_enabled_ = true;
+  bool anomaly_ = false;
+  bool in_backward_ = false;
+  std::size_t current_node_ = 0;  // the node whose backward is running
+};
+
+// The tape an op records on; throws naming the op when its inputs live on different tapes.
+Tape& tape_of(const char* op, Var a);
+Tape& tape_of(const char* op, Var a, Var b);
+
+// Records no backward while alive: results are constants, nothing is saved.
+class NoGrad {
+ public:
+  explicit NoGrad(Tape& tape) : tape_(tape), previous_(tape.grad_enabled()) {
+    tape_.set_grad_enabled(false);
+  }
+  ~NoGrad() { tape_.set_grad_enabled(previous_); }
+  NoGrad(const NoGrad&) = delete;
+  NoGrad& operator=(const NoGrad&) = delete;
+
+ private:
+  Tape& tape_;
+  bool previous_;
+};
+
+}  // namespace ag

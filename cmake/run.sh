@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The project's two entry points, for a fresh Debian 12 machine:
+#   bash cmake/run.sh main   install what is missing, build, run the main job
+#   bash cmake/run.sh test   install what is missing, build, run every test
+# As root it installs the missing Debian packages itself; otherwise it prints
+# the one apt-get line to run.
+set -euo pipefail
+
+mode="${1:-main}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${AUTOGRAD_BUILD_DIR:-$root/build}"
+
+packages=(cmake g++ libarmadillo-dev libopenblas-dev libboost-test-dev libboost-program-options-dev
+          libboost-iostreams-dev libboost-filesystem-dev libgnuplot-iostream-dev gnuplot-nox graphviz)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "missing packages; run:  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+generator=()
+if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build "$build" -j "$(nproc)"
+
+# One BLAS thread: sums come out the same on every run, and ctest -j does not oversubscribe.
+export OPENBLAS_NUM_THREADS=1
+case "$mode" in
+  main)
+    "$build/cli/autograd" demo
+    ;;
+  test)
+    ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    ;;
+  *)
+    echo "usage: bash cmake/run.sh main|test" >&2
+    exit 2
+    ;;
+esac

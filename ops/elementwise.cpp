@@ -1,0 +1,176 @@
+#include "ops/elementwise.h"
+
+#include <cmath>
+
+#include "ops/broadcast.h"
+
+namespace ag {
+
+namespace {
+std::size_t in0(const Node& n) { return n.inputs[0]; }
+std::size_t in1(const Node& n) { return n.inputs[1]; }
+}  // namespace
+
+// ---- binary ---------------------------------------------------------------
+
+// y = a + b;  da = dy, db = dy (summed over broadcast dimensions)
+Var add(Var a, Var b) {
+  Tape& t = tape_of("add", a, b);
+  Shape s = broadcast_shape("add", a.value(), b.value());
+  arma::mat y = Expanded(a.value(), s).get() + Expanded(b.value(), s).get();
+  return t.record("add", {a, b}, std::move(y), [](Tape& t, const Node& n) {
+    accumulate_unbroadcast(t, in0(n), n.grad);
+    accumulate_unbroadcast(t, in1(n), n.grad);
+  });
+}
+
+// y = a - b;  da = dy, db = -dy
+Var sub(Var a, Var b) {
+  Tape& t = tape_of("sub", a, b);
+  Shape s = broadcast_shape("sub", a.value(), b.value());
+  arma::mat y = Expanded(a.value(), s).get() - Expanded(b.value(), s).get();
+  return t.record("sub", {a, b}, std::move(y), [](Tape& t, const Node& n) {
+    accumulate_unbroadcast(t, in0(n), n.grad);
+    accumulate_unbroadcast(t, in1(n), -n.grad);
+  });
+}
+
+// y = a * b;  da = dy * b, db = dy * a
+Var mul(Var a, Var b) {
+  Tape& t = tape_of("mul", a, b);
+  Shape s = broadcast_shape("mul", a.value(), b.value());
+  arma::mat y = Expanded(a.value(), s).get() % Expanded(b.value(), s).get();
+  return t.record(
+      "mul", {a, b}, std::move(y),
+      [](Tape& t, const Node& n) {
+        Shape s{n.value.n_rows, n.value.n_cols};
+        accumulate_unbroadcast(t, in0(n), n.grad % Expanded(t.value(in1(n)), s).get());
+        accumulate_unbroadcast(t, in1(n), n.grad % Expanded(t.value(in0(n)), s).get());
+      },
+      Saved{{a, b}});
+}
+
+// y = a / b;  da = dy / b, db = -dy * a / b^2
+Var div(Var a, Var b) {
+  Tape& t = tape_of("div", a, b);
+  Shape s = broadcast_shape("div", a.value(), b.value());
+  arma::mat y = Expanded(a.value(), s).get() / Expanded(b.value(), s).get();
+  return t.record(
+      "div", {a, b}, std::move(y),
+      [](Tape& t, const Node& n) {
+        Shape s{n.value.n_rows, n.value.n_cols};
+        Expanded a(t.value(in0(n)), s), b(t.value(in1(n)), s);
+        accumulate_unbroadcast(t, in0(n), n.grad / b.get());
+        accumulate_unbroadcast(t, in1(n), -n.grad % a.get() / arma::square(b.get()));
+      },
+      Saved{{a, b}});
+}
+
+// y = -a;  da = -dy
+Var neg(Var a) {
+  Tape& t = tape_of("neg", a);
+  return t.record("neg", {a}, -a.value(), [](Tape& t, const Node& n) { t.accumulate(in0(n), -n.grad); });
+}
+
+// ---- with a plain number ----------------------------------------------------
+
+// y = a + c;  da = dy
+Var add_scalar(Var a, double c) {
+  Tape& t = tape_of("add_scalar", a);
+  return t.record("add_scalar", {a}, a.value() + c,
+                  [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad); });
+}
+
+// y = c * a;  da = c * dy
+Var mul_scalar(Var a, double c) {
+  Tape& t = tape_of("mul_scalar", a);
+  return t.record("mul_scalar", {a}, a.value() * c,
+                  [c](Tape& t, const Node& n) { t.accumulate(in0(n), c * n.grad); });
+}
+
+// y = a^p;  da = dy * p * a^(p-1)
+Var pow_scalar(Var a, double p) {
+  Tape& t = tape_of("pow_scalar", a);
+  return t.record(
+      "pow_scalar", {a}, arma::pow(a.value(), p),
+      [p](Tape& t, const Node& n) {
+        t.accumulate(in0(n), n.grad % (p * arma::pow(t.value(in0(n)), p - 1.0)));
+      },
+      Saved{{a}});
+}
+
+// ---- unary functions --------------------------------------------------------
+
+// y = exp(a);  da = dy * y
+Var exp(Var a) {
+  Tape& t = tape_of("exp", a);
+  return t.record(
+      "exp", {a}, arma::exp(a.value()),
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % n.value); },
+      Saved{{}, true});
+}
+
+// y = log(a);  da = dy / a
+Var log(Var a) {
+  Tape& t = tape_of("log", a);
+  return t.record(
+      "log", {a}, arma::log(a.value()),
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad / t.value(in0(n))); },
+      Saved{{a}});
+}
+
+// y = sqrt(a);  da = dy / (2 y)
+Var sqrt(Var a) {
+  Tape& t = tape_of("sqrt", a);
+  return t.record(
+      "sqrt", {a}, arma::sqrt(a.value()),
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad / (2.0 * n.value)); },
+      Saved{{}, true});
+}
+
+// y = a^2;  da = 2 a dy
+Var square(Var a) {
+  Tape& t = tape_of("square", a);
+  return t.record(
+      "square", {a}, arma::square(a.value()),
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), 2.0 * n.grad % t.value(in0(n))); },
+      Saved{{a}});
+}
+
+// y = tanh(a);  da = dy * (1 - y^2)
+Var tanh(Var a) {
+  Tape& t = tape_of("tanh", a);
+  return t.record(
+      "tanh", {a}, arma::tanh(a.value()),
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % (1.0 - arma::square(n.value))); },
+      Saved{{}, true});
+}
+
+// y = 1 / (1 + exp(-a));  da = dy * y * (1 - y)
+Var sigmoid(Var a) {
+  Tape& t = tape_of("sigmoid", a);
+  // Both branches of the logistic function, so neither exp overflows.
+  arma::mat y = a.value();
+  y.transform([](double v) {
+    if (v >= 0) return 1.0 / (1.0 + std::exp(-v));
+    const double e = std::exp(v);
+    return e / (1.0 + e);
+  });
+  return t.record(
+      "sigmoid", {a}, std::move(y),
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % n.value % (1.0 - n.value)); },
+      Saved{{}, true});
+}
+
+// y = max(a, 0);  da = dy where a > 0, else 0
+Var relu(Var a) {
+  Tape& t = tape_of("relu", a);
+  return t.record(
+      "relu", {a}, arma::clamp(a.value(), 0.0, arma::datum::inf),
+      [](Tape& t, const Node& n) {
+        t.accumulate(in0(n), n.grad % arma::conv_to<arma::mat>::from(n.value > 0.0));
+      },
+      Saved{{}, true});
+}
+
+}  // namespace ag

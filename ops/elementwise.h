@@ -1,0 +1,43 @@
+// Element-wise ops: binary (with broadcasting), scalar, and unary functions.
+// Each one's forward and backward sit side by side in elementwise.cpp.
+#pragma once
+
+#include "autograd/tape.h"
+
+namespace ag {
+
+// Binary, broadcasting a 1xD row, an Nx1 column or a 1x1 scalar against NxD.
+Var add(Var a, Var b);  // a + b
+Var sub(Var a, Var b);  // a - b
+Var mul(Var a, Var b);  // a * b  (element-wise)
+Var div(Var a, Var b);  // a / b
+Var neg(Var a);         // -a
+
+// With a plain number.
+Var add_scalar(Var a, double c);  // a + c
+Var mul_scalar(Var a, double c);  // c * a
+Var pow_scalar(Var a, double p);  // a ^ p
+
+// Unary functions.
+Var exp(Var a);
+Var log(Var a);
+Var sqrt(Var a);
+Var square(Var a);
+Var tanh(Var a);
+Var sigmoid(Var a);
+Var relu(Var a);
+
+inline Var operator+(Var a, Var b) { return add(a, b); }
+inline Var operator-(Var a, Var b) { return sub(a, b); }
+inline Var operator*(Var a, Var b) { return mul(a, b); }
+inline Var operator/(Var a, Var b) { return div(a, b); }
+inline Var operator-(Var a) { return neg(a); }
+inline Var operator+(Var a, double c) { return add_scalar(a, c); }
+inline Var operator+(double c, Var a) { return add_scalar(a, c); }
+inline Var operator-(Var a, double c) { return add_scalar(a, -c); }
+inline Var operator-(double c, Var a) { return add_scalar(neg(a), c); }
+inline Var operator*(Var a, double c) { return mul_scalar(a, c); }
+inline Var operator*(double c, Var a) { return mul_scalar(a, c); }
+inline Var operator/(Var a, double c) { return mul_scalar(a, 1.0 / c); }
+
+}  // namespace ag

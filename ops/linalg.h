@@ -1,0 +1,11 @@
+// Matrix product and transpose (matmul goes through BLAS via Armadillo).
+#pragma once
+
+#include "autograd/tape.h"
+
+namespace ag {
+
+Var matmul(Var a, Var b);  // (N x K) @ (K x M) -> N x M
+Var transpose(Var a);      // (N x D) -> D x N
+
+}  // namespace ag

@@ -1,0 +1,62 @@
+#define BOOST_TEST_MODULE gradcheck
+#include <boost/test/unit_test.hpp>
+
+#include "autograd/gradcheck.h"
+#include "ops/ops.h"
+
+using namespace ag;
+
+namespace {
+// A deliberately wrong multiply: its backward swaps the factors (da = dy * a).
+Var bad_mul(Var a, Var b) {
+  Tape& t = tape_of("bad_mul", a, b);
+  return t.record("bad_mul", {a, b}, a.value() % b.value(), [](Tape& t, const Node& n) {
+    t.accumulate(n.inputs[0], n.grad % t.value(n.inputs[0]));
+    t.accumulate(n.inputs[1], n.grad % t.value(n.inputs[0]));
+  }, Saved{{a, b}});
+}
+const arma::mat A = {{1.0, -2.0, 0.5}, {0.3, 1.5, -0.7}};
+const arma::mat B = {{2.0, 0.25, -1.0}, {1.1, -0.4, 0.9}};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_correct_backward_passes) {
+  const GradcheckReport r = gradcheck([](Tape&, const std::vector<Var>& x) { return mul(x[0], x[1]); }, {A, B});
+  BOOST_TEST(r.passed);
+  BOOST_REQUIRE(r.inputs.size() == 2u);
+  BOOST_TEST(r.inputs[0].max_abs_error < 1e-8);
+  BOOST_TEST(r.inputs[0].rows == 2u);
+  BOOST_TEST(r.inputs[0].cols == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_wrong_backward_fails_and_names_the_worst_element) {
+  const GradcheckReport r =
+      gradcheck([](Tape&, const std::vector<Var>& x) { return bad_mul(x[0], x[1]); }, {A, B}, {}, {"a", "b"});
+  BOOST_TEST(!r.passed);
+  BOOST_TEST(!r.inputs[0].passed);  // da is wrong
+  BOOST_TEST(r.inputs[1].passed);   // db is right
+  BOOST_TEST(r.inputs[0].name == "a");
+  // The worst element's numbers are the report's own analytic and numeric gradients.
+  const InputReport& in = r.inputs[0];
+  BOOST_TEST(in.worst_analytic == in.analytic(in.worst_row, in.worst_col));
+  BOOST_TEST(in.worst_numeric == in.numeric(in.worst_row, in.worst_col));
+  BOOST_TEST(in.max_abs_error > 0.1);
+  BOOST_TEST(r.summary().find("FAIL") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(dot_product_test_agrees_and_disagrees) {
+  const DotProductReport good =
+      dot_product_test([](Tape&, const std::vector<Var>& x) { return mul(x[0], x[1]); }, {A, B});
+  BOOST_TEST(good.passed);
+  BOOST_TEST(good.rel_error < 1e-8);
+  const DotProductReport bad =
+      dot_product_test([](Tape&, const std::vector<Var>& x) { return bad_mul(x[0], x[1]); }, {A, B});
+  BOOST_TEST(!bad.passed);
+}
+
+BOOST_AUTO_TEST_CASE(numeric_gradient_matches_a_known_derivative) {
+  // d/dx sum(x^3) = 3x^2: the finite differences themselves are right.
+  const GradcheckReport r =
+      gradcheck([](Tape&, const std::vector<Var>& x) { return sum(pow_scalar(x[0], 3.0)); }, {A.cols(0, 0) + 2.0});
+  const arma::mat x = A.cols(0, 0) + 2.0;
+  BOOST_TEST(arma::approx_equal(r.inputs[0].numeric, 3.0 * arma::square(x), "absdiff", 1e-6));
+}
