@@ -5,6 +5,7 @@
 
 #include "autograd/tape.h"
 #include "cli/cli.h"
+#include "data/csv.h"
 
 namespace {
 
@@ -47,6 +48,9 @@ int main(int argc, char** argv) {
     try {
       return c.run(rest);
     } catch (const cli::UsageError& e) {
+      std::cerr << "autograd " << c.name << ": " << e.what() << "\n";
+      return 2;
+    } catch (const ag::DataError& e) {
       std::cerr << "autograd " << c.name << ": " << e.what() << "\n";
       return 2;
     } catch (const cli::po::error& e) {
