@@ -13,7 +13,8 @@ int cmd_gradcheck(const std::vector<std::string>& args) {
   long long seed = 0;
   options.add_options()
       ("op", po::value(&only), "check only this op (a name from the table, e.g. mul or \"var(dim=1)\")")
-      ("seed", po::value(&seed)->default_value(0), "seed for the random inputs");
+      ("seed", po::value(&seed)->default_value(0), "seed for the random inputs")
+      ("markdown", "print the op table (op, forward, backward) as Markdown instead of checking");
   po::variables_map vm;
   if (!parse_options("gradcheck", "Checks each op's backward against central finite differences\n"
                      "(eps 1e-6, atol 1e-5, rtol 1e-3) on random inputs in double precision.",
@@ -21,6 +22,13 @@ int cmd_gradcheck(const std::vector<std::string>& args) {
     return 0;
   }
   if (seed < 0) throw UsageError("--seed must be 0 or more, got " + std::to_string(seed));
+  if (vm.count("markdown")) {
+    std::cout << "| op | forward | backward |\n|---|---|---|\n";
+    for (const ag::OpCase& op : ag::op_table()) {
+      std::cout << "| `" << op.name << "` | " << op.forward << " | " << op.backward << " |\n";
+    }
+    return 0;
+  }
 
   bool found = false, all_passed = true;
   std::cout << std::left << std::setw(26) << "op" << std::setw(14) << "shapes" << std::setw(14)
