@@ -59,67 +59,80 @@ const arma::mat& Tape::grad(Var v) const {
   return n.grad;
 }
 
-Var Tape::push(Node node) {
-  if (anomaly_ && !node.value.is_finite()) {
-    throw AnomalyError("anomaly: forward of " + node_name(node, nodes_.size()) +
-                       " produced NaN or inf");
+// Nodes are built in place at the end of nodes_: a Node is large (two
+// matrices, a closure, a name), and the per-op cost of the tape is mostly
+// moving and allocating, not arithmetic.
+Node& Tape::new_node(std::string op, arma::mat value) {
+  Node& n = nodes_.emplace_back();
+  n.op = std::move(op);
+  n.value = std::move(value);
+  return n;
+}
+
+Var Tape::finish_node() {
+  const Node& n = nodes_.back();
+  if (anomaly_ && !n.value.is_finite()) {
+    const std::string message = "anomaly: forward of " + node_name(n, nodes_.size() - 1) +
+                                " produced NaN or inf";
+    nodes_.pop_back();
+    throw AnomalyError(message);
   }
-  nodes_.push_back(std::move(node));
   return Var{this, nodes_.size() - 1, generation_};
 }
 
+std::vector<std::size_t> Tape::spare_ids() {
+  if (spare_ids_.empty()) return {};
+  std::vector<std::size_t> ids = std::move(spare_ids_.back());
+  spare_ids_.pop_back();
+  return ids;
+}
+
 Var Tape::leaf(arma::mat value, std::string name) {
-  Node n;
-  n.op = std::move(name);
-  n.value = std::move(value);
-  n.requires_grad = true;
-  return push(std::move(n));
+  new_node(std::move(name), std::move(value)).requires_grad = true;
+  return finish_node();
 }
 
 Var Tape::constant(arma::mat value, std::string name) {
-  Node n;
-  n.op = std::move(name);
-  n.value = std::move(value);
-  return push(std::move(n));
+  new_node(std::move(name), std::move(value));
+  return finish_node();
 }
 
 Var Tape::param(Parameter& p) {
-  Node n;
-  n.op = "param:" + p.name();
-  n.value = p.value();
+  Node& n = new_node("param:" + p.name(), p.value());
   n.param = &p;
   n.param_version = p.version();
   n.requires_grad = grad_enabled_;
-  return push(std::move(n));
+  return finish_node();
 }
 
 Var Tape::record(std::string op, const std::vector<Var>& inputs, arma::mat value,
                  BackwardFn backward, const Saved& saved) {
-  Node n;
-  n.op = std::move(op);
-  n.value = std::move(value);
   bool any = false;
   for (const Var& v : inputs) {
-    check(v, n.op.c_str());
+    check(v, op.c_str());
     any = any || nodes_[v.id].requires_grad;
   }
+  const std::size_t id = nodes_.size();
+  Node& n = new_node(std::move(op), std::move(value));
   // Nothing to differentiate (constants only, or no_grad): keep the value, drop the rest.
   if (any && grad_enabled_) {
     n.requires_grad = true;
-    n.inputs.reserve(inputs.size());
+    n.inputs = spare_ids();
     for (const Var& v : inputs) n.inputs.push_back(v.id);
-    n.saved.reserve(saved.inputs.size() + 1);
-    for (const Var& v : saved.inputs) n.saved.push_back(v.id);
-    if (saved.output) n.saved.push_back(nodes_.size());
+    if (!saved.inputs.empty() || saved.output) {
+      n.saved = spare_ids();
+      for (const Var& v : saved.inputs) n.saved.push_back(v.id);
+      if (saved.output) n.saved.push_back(id);
+    }
     n.extra_saved_bytes = saved.extra_bytes;
     n.backward = std::move(backward);
   }
-  return push(std::move(n));
+  return finish_node();
 }
 
-void Tape::accumulate(std::size_t id, const arma::mat& g) {
+Node* Tape::gradient_target(std::size_t id, const arma::mat& g) {
   Node& n = nodes_[id];
-  if (!n.requires_grad) return;
+  if (!n.requires_grad) return nullptr;
   if (g.n_rows != n.value.n_rows || g.n_cols != n.value.n_cols) {
     const Node& from = nodes_[current_node_];
     throw Error("backward of " + node_name(from, current_node_) + " produced a " + shape_str(g) +
@@ -130,10 +143,26 @@ void Tape::accumulate(std::size_t id, const arma::mat& g) {
     throw AnomalyError("anomaly: backward of " + node_name(from, current_node_) +
                        " produced NaN or inf in the gradient of its input " + node_name(n, id));
   }
-  if (n.grad.n_elem != n.value.n_elem) {
-    n.grad = g;
+  return &n;
+}
+
+void Tape::accumulate(std::size_t id, const arma::mat& g) {
+  Node* n = gradient_target(id, g);
+  if (n == nullptr) return;
+  if (n->grad.n_elem != n->value.n_elem) {
+    n->grad = g;
   } else {
-    n.grad += g;
+    n->grad += g;
+  }
+}
+
+void Tape::accumulate(std::size_t id, arma::mat&& g) {
+  Node* n = gradient_target(id, g);
+  if (n == nullptr) return;
+  if (n->grad.n_elem != n->value.n_elem) {
+    n->grad = std::move(g);
+  } else {
+    n->grad += g;
   }
 }
 
@@ -147,7 +176,7 @@ void Tape::backward(Var output, bool retain_graph) {
   backward(output, arma::mat(1, 1, arma::fill::ones), retain_graph);
 }
 
-void Tape::backward(Var output, const arma::mat& doutput, bool retain_graph) {
+Node& Tape::start_backward(Var output, const arma::mat& doutput) {
   check(output, "backward");
   Node& out = nodes_[output.id];
   if (doutput.n_rows != out.value.n_rows || doutput.n_cols != out.value.n_cols) {
@@ -162,21 +191,40 @@ void Tape::backward(Var output, const arma::mat& doutput, bool retain_graph) {
   for (Node& n : nodes_) {
     if (n.backward || n.freed || n.param != nullptr) n.grad.reset();
   }
+  return out;
+}
+
+void Tape::backward(Var output, const arma::mat& doutput, bool retain_graph) {
+  Node& out = start_backward(output, doutput);
   if (out.grad.n_elem != out.value.n_elem) {
     out.grad = doutput;
   } else {
     out.grad += doutput;
   }
+  finish_backward(output.id, retain_graph);
+}
+
+void Tape::backward(Var output, arma::mat&& doutput, bool retain_graph) {
+  Node& out = start_backward(output, doutput);
+  if (out.grad.n_elem != out.value.n_elem) {
+    out.grad = std::move(doutput);
+  } else {
+    out.grad += doutput;
+  }
+  finish_backward(output.id, retain_graph);
+}
+
+void Tape::finish_backward(std::size_t output, bool retain_graph) {
   in_backward_ = true;
   try {
-    run_backward(output.id);
+    run_backward(output);
   } catch (...) {
     in_backward_ = false;
     throw;
   }
   in_backward_ = false;
   if (!retain_graph) {
-    for (std::size_t i = 0; i <= output.id; ++i) {
+    for (std::size_t i = 0; i <= output; ++i) {
       Node& n = nodes_[i];
       if (n.backward) {
         n.backward = nullptr;
@@ -217,6 +265,13 @@ void Tape::run_backward(std::size_t output) {
 }
 
 void Tape::clear() {
+  for (Node& n : nodes_) {
+    for (std::vector<std::size_t>* ids : {&n.inputs, &n.saved}) {
+      if (ids->capacity() == 0) continue;
+      ids->clear();
+      spare_ids_.push_back(std::move(*ids));
+    }
+  }
   nodes_.clear();
   ++generation_;
 }

@@ -75,6 +75,14 @@ struct Node {
   std::uint64_t param_version = 0;    // the parameter's version when it was recorded
   bool requires_grad = false;
   bool freed = false;                 // backward already ran and released the closure
+
+  // Moving a node never throws, so the tape's vector moves its nodes when it
+  // grows instead of copying every value (Armadillo's move is not marked noexcept).
+  Node() = default;
+  Node(Node&&) noexcept = default;
+  Node& operator=(Node&&) noexcept = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
 };
 
 class Tape {
@@ -95,6 +103,9 @@ class Tape {
 
   // Used by backward closures: grad[id] += g, with a shape check that names the node.
   void accumulate(std::size_t id, const arma::mat& g);
+  // The same for a gradient the closure no longer needs (a temporary, or std::move(dx)):
+  // the first gradient to reach a node is moved in instead of copied.
+  void accumulate(std::size_t id, arma::mat&& g);
 
   // Back-propagate from a 1x1 output (seed 1) or from any output with an
   // explicit output gradient of its shape. Leaves accumulate (+=) across
@@ -102,6 +113,9 @@ class Tape {
   // afterwards unless retain_graph is set.
   void backward(Var output, bool retain_graph = false);
   void backward(Var output, const arma::mat& doutput, bool retain_graph = false);
+  // The same, taking over an output gradient the caller no longer needs
+  // (std::move(dy) or a temporary) instead of copying it.
+  void backward(Var output, arma::mat&& doutput, bool retain_graph = false);
 
   // Forget every node. Vars from before become invalid (using one throws).
   void clear();
@@ -122,10 +136,18 @@ class Tape {
   void check(Var v, const char* what) const;  // throws if v is not of this tape, now
 
  private:
-  Var push(Node node);
+  Node& new_node(std::string op, arma::mat value);  // appended in place, no Node temporaries
+  Var finish_node();                                // the anomaly check, then the new node's Var
+  std::vector<std::size_t> spare_ids();             // an empty id list with capacity, if one is spare
+  Node* gradient_target(std::size_t id, const arma::mat& g);  // checks g; null if id needs no gradient
+  Node& start_backward(Var output, const arma::mat& doutput);  // checks; resets this pass's gradients
+  void finish_backward(std::size_t output, bool retain_graph);
   void run_backward(std::size_t output);
 
   std::vector<Node> nodes_;
+  // Id lists (Node::inputs, Node::saved) of cleared nodes, kept for reuse:
+  // a training loop records the same graph every step without allocating them.
+  std::vector<std::vector<std::size_t>> spare_ids_;
   std::uint32_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_ = false;

@@ -25,8 +25,25 @@ bool parse_options(const std::string& command, const std::string& summary,
                    po::options_description& options, const std::vector<std::string>& args,
                    po::variables_map& vm, const po::positional_options_description* positional = nullptr);
 
+// Checks on parsed numbers, each throwing UsageError "--NAME must be ..., got X".
+// Parse counts as signed types: Program_options reads "-1" into an unsigned as 4294967295.
+// Program_options also accepts "nan" and "inf" for a double: require_finite rejects them.
+long long require_positive(const std::string& option, long long value);      // >= 1
+long long require_non_negative(const std::string& option, long long value);  // >= 0
+double require_finite(const std::string& option, double value);
+double require_positive(const std::string& option, double value);           // finite and > 0
+
 // Subcommands. Each takes the arguments after its name and returns the exit status.
 int cmd_demo(const std::vector<std::string>& args);
 int cmd_gradcheck(const std::vector<std::string>& args);
+int cmd_train(const std::vector<std::string>& args);
+int cmd_compare(const std::vector<std::string>& args);
+int cmd_eval(const std::vector<std::string>& args);
+int cmd_fuzz(const std::vector<std::string>& args);
+int cmd_bench(const std::vector<std::string>& args);
+int cmd_notebook(const std::vector<std::string>& args);
+int cmd_grade(const std::vector<std::string>& args);
+int cmd_layernorm(const std::vector<std::string>& args);
+int cmd_graph(const std::vector<std::string>& args);
 
 }  // namespace cli

@@ -1,4 +1,5 @@
 // autograd: the command line of the teaching autograd framework.
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -19,6 +20,15 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"demo", "a tiny expression, its tape and its gradients", cli::cmd_demo},
       {"gradcheck", "check every op's backward against finite differences", cli::cmd_gradcheck},
+      {"train", "train an MLP on a dataset; write metrics, curves and a checkpoint", cli::cmd_train},
+      {"compare", "train one model per --impl or --norm value; overlay the curves", cli::cmd_compare},
+      {"eval", "loss and accuracy of a saved model on a dataset", cli::cmd_eval},
+      {"fuzz", "check random expression graphs against finite differences", cli::cmd_fuzz},
+      {"bench", "time LayerNorm, per-op overhead and training against PyTorch", cli::cmd_bench},
+      {"notebook", "run the lessons and render them to Markdown/HTML", cli::cmd_notebook},
+      {"grade", "build a student's assignment file and grade its backward", cli::cmd_grade},
+      {"layernorm", "LayerNorm step by step; its backward composed, fused and numeric", cli::cmd_layernorm},
+      {"graph", "draw a tape (LayerNorm composed or fused, or a demo) as Graphviz DOT/PNG", cli::cmd_graph},
   };
   return list;
 }
@@ -28,6 +38,13 @@ void print_usage(std::ostream& os) {
   for (const Command& c : commands()) {
     os << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << "\n";
   }
+}
+
+// A message with line breaks (a multi-line report) joined into one line.
+std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (char& ch : text) ch = ch == '\n' ? ' ' : ch;
+  return text;
 }
 
 }  // namespace
@@ -45,20 +62,24 @@ int main(int argc, char** argv) {
   for (const Command& c : commands()) {
     if (args[0] != c.name) continue;
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    // Every error is one line on stderr: 2 for bad usage or input (including a
+    // path that cannot be read or written), 1 for anything else.
+    auto fail = [&c](const std::exception& e, int status) {
+      std::cerr << "autograd " << c.name << ": " << one_line(e.what()) << "\n";
+      return status;
+    };
     try {
       return c.run(rest);
     } catch (const cli::UsageError& e) {
-      std::cerr << "autograd " << c.name << ": " << e.what() << "\n";
-      return 2;
+      return fail(e, 2);
     } catch (const ag::DataError& e) {
-      std::cerr << "autograd " << c.name << ": " << e.what() << "\n";
-      return 2;
+      return fail(e, 2);
     } catch (const cli::po::error& e) {
-      std::cerr << "autograd " << c.name << ": " << e.what() << "\n";
-      return 2;
+      return fail(e, 2);
+    } catch (const std::filesystem::filesystem_error& e) {
+      return fail(e, 2);
     } catch (const std::exception& e) {
-      std::cerr << "autograd " << c.name << ": " << e.what() << "\n";
-      return 1;
+      return fail(e, 1);
     }
   }
   std::cerr << "autograd: unknown command '" << args[0] << "' (autograd --help lists the commands)\n";

@@ -1,5 +1,6 @@
 #include "ops/op_table.h"
 
+#include "ops/layernorm.h"
 #include "ops/ops.h"
 
 namespace ag {
@@ -67,6 +68,21 @@ std::vector<OpCase> build() {
        [](Tape&, V x) { return logsumexp(x[0], 1); }},
       {"logsumexp(dim=0)", "y_j = m_j + log sum_i exp(a_ij - m_j)", "da_ij = dy_j softmax(a)_ij", {{3, 4}},
        [](Tape&, V x) { return logsumexp(x[0], 0); }},
+      {"layernorm_composed", "y = (x - mean) / sqrt(var + eps) * g + b, per row",
+       "derived by the tape from mean, sub, square, add_scalar, sqrt, div, mul, add", {{3, 5}, {1, 5}, {1, 5}},
+       [](Tape&, V x) { return layernorm_composed(x[0], x[1], x[2]); }},
+      {"layernorm_fused", "y = (x - mean) * rstd * g + b, per row (one node)",
+       "dx = rstd (dnorm - mean(dnorm) - norm mean(dnorm norm)), dnorm = dy g; dg = sum dy norm; db = sum dy",
+       {{3, 5}, {1, 5}, {1, 5}}, [](Tape&, V x) { return layernorm_fused(x[0], x[1], x[2]); }},
+      {"rmsnorm_composed", "y = x / sqrt(mean(x^2) + eps) * g, per row",
+       "derived by the tape from square, mean, add_scalar, sqrt, div, mul", {{3, 5}, {1, 5}},
+       [](Tape&, V x) { return rmsnorm_composed(x[0], x[1]); }},
+      {"rmsnorm_fused", "y = x * rstd * g, per row (one node)",
+       "dx = rstd (dnorm - norm mean(dnorm norm)), dnorm = dy g; dg = sum dy norm", {{3, 5}, {1, 5}},
+       [](Tape&, V x) { return rmsnorm_fused(x[0], x[1]); }},
+      {"batchnorm_composed", "y = (x - mean) / sqrt(var + eps) * g + b, per column (training mode)",
+       "derived by the tape from the same primitives along dim 0", {{5, 3}, {1, 3}, {1, 3}},
+       [](Tape&, V x) { return batchnorm_composed(x[0], x[1], x[2]); }},
   };
 }
 

@@ -1,0 +1,14 @@
+// Exercise: the LayerNorm backward (statement.md in this folder).
+#pragma once
+
+#include <armadillo>
+
+struct LayerNormGrads {
+  arma::mat dx;      // N x D
+  arma::mat dgamma;  // 1 x D
+  arma::mat dbeta;   // 1 x D
+};
+
+// y = (x - mean) / sqrt(var + eps) * gamma + beta per row (kit::layernorm_forward);
+// x and dy = dL/dy are N x D, gamma is 1 x D. Return dL/dx, dL/dgamma, dL/dbeta.
+LayerNormGrads layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dy, double eps);

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""The PyTorch peer of `autograd bench`: the same cases, in double precision on one thread.
+
+Prints one JSON object per line: first {"peer": ...}, then one per case
+{"case", "shape", "median_s", "repeats", "note"}. `autograd bench` runs this
+script (with --peer auto) and prints ours/PyTorch per case.
+
+    python3 bench/peer_torch.py [--quick] [--repeats N] [--case NAME]
+
+Timing follows bench/harness.cpp: untimed setup (fresh leaves), warm-up, then
+the median of at least N timed runs (more for fast cases, within a budget).
+The garbage collector is off while timing, as in Python's timeit.
+"""
+import argparse
+import gc
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+torch.set_default_dtype(torch.float64)
+EPS = 1e-5
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def measure(setup, body, repeats, quick):
+    warmup, min_warmup, budget = (1, 0.0, 0.02) if quick else (2, 0.05, 0.5)
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        last, warm, i = 0.0, 0.0, 0
+        while i < warmup or warm < min_warmup:
+            setup()
+            t0 = time.perf_counter()
+            body()
+            last = time.perf_counter() - t0
+            warm += last
+            i += 1
+            if i > 1000:
+                break
+        n = repeats
+        if last > 0 and budget / last > n:
+            n = int(min(budget / last, 2000))
+        times = []
+        for _ in range(n):
+            setup()
+            t0 = time.perf_counter()
+            body()
+            times.append(time.perf_counter() - t0)
+    finally:
+        if gc_was_on:
+            gc.enable()
+    return statistics.median(times), n
+
+
+# ---- LayerNorm and RMSNorm ---------------------------------------------------
+
+def exact_mean(x):
+    # ours: mean(x) + mean(x - mean(x)), the same primitives in the same order
+    first = x.mean(-1, keepdim=True)
+    return first + (x - first).mean(-1, keepdim=True)
+
+
+def layernorm_composed(x, gamma, beta):
+    mu = exact_mean(x)
+    diff = x - mu
+    squares = torch.square(diff)
+    variance = squares.mean(-1, keepdim=True)
+    stdev = torch.sqrt(variance + EPS)
+    norm = diff / stdev
+    return norm * gamma + beta
+
+
+def layernorm_fused(x, gamma, beta):
+    return F.layer_norm(x, (x.shape[1],), gamma.view(-1), beta.view(-1), EPS)
+
+
+def rmsnorm_composed(x, gamma, beta):
+    mean_square = torch.square(x).mean(-1, keepdim=True)
+    rms = torch.sqrt(mean_square + EPS)
+    return x / rms * gamma
+
+
+NORMS = {
+    "layernorm_fused": (layernorm_fused, ""),
+    "layernorm_composed": (layernorm_composed, ""),
+    # PyTorch 1.13 has no fused RMSNorm (torch.nn.RMSNorm arrived in 2.4): its composed version stands in.
+    "rmsnorm_fused": (rmsnorm_composed, "PyTorch: composed (1.13 has no fused rms_norm)"),
+    "rmsnorm_composed": (rmsnorm_composed, ""),
+}
+
+
+def norm_shapes(quick):
+    shapes = [(64, 768), (4096, 768), (16384, 1024)]
+    return [(max(64, n // 16), d) for n, d in shapes] if quick else shapes
+
+
+def run_norm(name, shape, repeats, quick):
+    f, note = NORMS[name]
+    n, d = shape
+    g = torch.Generator().manual_seed(42)
+    x0 = torch.randn(n, d, generator=g) + 0.5
+    gamma0 = 1.0 + 0.1 * torch.randn(1, d, generator=g)
+    beta0 = 0.1 * torch.randn(1, d, generator=g)
+    dy = torch.randn(n, d, generator=g)
+    leaves = {}
+
+    def setup():
+        leaves.clear()
+        leaves["x"] = x0.clone().requires_grad_()
+        leaves["gamma"] = gamma0.clone().requires_grad_()
+        leaves["beta"] = beta0.clone().requires_grad_()
+
+    def body():
+        y = f(leaves["x"], leaves["gamma"], leaves["beta"])
+        y.backward(dy)
+        for k in ("x", "gamma", "beta"):
+            grad = leaves[k].grad
+            if grad is not None:
+                float(grad[0, 0])
+
+    median, runs = measure(setup, body, repeats, quick)
+    return {"case": name, "shape": f"{n}x{d}", "median_s": median, "repeats": runs, "note": note}
+
+
+# ---- per-op overhead -------------------------------------------------------
+
+def run_overhead(repeats, quick):
+    ops = 10000
+
+    def body():
+        a = torch.full((1, 1), 0.5, requires_grad=True)
+        b = torch.full((1, 1), 0.9999, requires_grad=True)
+        v = a
+        for _ in range(ops // 2):
+            v = v * b
+            v = v + a
+        v.backward(torch.ones(1, 1))
+        float(a.grad[0, 0])
+        del v  # the graph is released inside the timed run, as ours clears its tape
+
+    median, runs = measure(lambda: None, body, repeats, quick)
+    return {"case": "per_op_overhead", "shape": "10000 x 1x1", "median_s": median, "repeats": runs,
+            "note": ""}
+
+
+# ---- digits epoch -----------------------------------------------------------
+
+def load_digits():
+    path = os.path.join(ROOT, "data", "digits", "digits.csv.gz")
+    rows = []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if line.strip():
+                rows.append([float(v) for v in line.split(",")])
+    data = torch.tensor(rows)
+    return data[:, :64] / 16.0, data[:, 64].long()
+
+
+def run_digits(repeats, quick):
+    x, labels = load_digits()
+    torch.manual_seed(7)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.LayerNorm(128, eps=EPS),
+                                torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    batches = torch.randperm(x.shape[0]).split(32)
+
+    def body():
+        for rows in batches:
+            loss = F.cross_entropy(model(x[rows]), labels[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        float(loss)
+
+    median, runs = measure(lambda: None, body, repeats, quick)
+    return {"case": "digits_epoch", "shape": "1797x64 b32", "median_s": median, "repeats": runs,
+            "note": ""}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--case", default="")
+    args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+
+    def wanted(name, shape):
+        return not args.case or args.case in (name, f"{name}/{shape}")
+
+    print(json.dumps({"peer": f"PyTorch {torch.__version__}, {torch.get_num_threads()} thread"}), flush=True)
+    for name in NORMS:
+        for shape in norm_shapes(args.quick):
+            if wanted(name, f"{shape[0]}x{shape[1]}"):
+                print(json.dumps(run_norm(name, shape, args.repeats, args.quick)), flush=True)
+    if wanted("per_op_overhead", "10000 x 1x1"):
+        print(json.dumps(run_overhead(args.repeats, args.quick)), flush=True)
+    if wanted("digits_epoch", "1797x64 b32"):
+        print(json.dumps(run_digits(args.repeats, args.quick)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+#include "bench/report.h"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace bench {
+
+std::string format_seconds(double s) {
+  std::ostringstream os;
+  os << std::fixed;
+  if (s >= 1) os << std::setprecision(2) << s << " s";
+  else if (s >= 1e-3) os << std::setprecision(s >= 0.1 ? 0 : s >= 0.01 ? 1 : 2) << s * 1e3 << " ms";
+  else os << std::setprecision(s >= 1e-4 ? 0 : 1) << s * 1e6 << " us";
+  return os.str();
+}
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+std::string format_bytes(long long b) {
+  if (b < 0) return "-";
+  if (b < 10 * 1024) return std::to_string(b) + " B";
+  if (b < 10 * 1024 * 1024) return fixed(b / 1024.0, 0) + " KB";
+  return fixed(b / (1024.0 * 1024.0), 1) + " MB";
+}
+
+double copy_gbps(const std::vector<Result>& ours) {
+  for (const Result& r : ours) {
+    if (r.name == "copy") return r.gbps;
+  }
+  return 0;
+}
+
+const Result* find(const std::vector<Result>& ours, const std::string& name, const std::string& shape) {
+  for (const Result& r : ours) {
+    if (r.name == name && r.shape == shape) return &r;
+  }
+  return nullptr;
+}
+
+const PeerResult* find(const Peer& peer, const std::string& name, const std::string& shape) {
+  auto it = peer.results.find(case_id(name, shape));
+  return it == peer.results.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+Peer parse_peer(std::istream& lines) {
+  Peer peer;
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    std::istringstream is(line);
+    boost::property_tree::ptree p;
+    try {
+      boost::property_tree::read_json(is, p);
+    } catch (const boost::property_tree::json_parser_error& e) {
+      throw std::runtime_error("peer output: not JSON: " + line);
+    }
+    if (p.count("peer")) {
+      peer.status = p.get<std::string>("peer");
+      continue;
+    }
+    PeerResult r;
+    try {
+      r.name = p.get<std::string>("case");
+      r.shape = p.get<std::string>("shape");
+      r.median_s = p.get<double>("median_s");
+    } catch (const boost::property_tree::ptree_error& e) {
+      throw std::runtime_error("peer output: a line without case, shape and median_s: " + line);
+    }
+    r.note = p.get<std::string>("note", "");
+    peer.results[case_id(r.name, r.shape)] = r;
+  }
+  peer.ran = !peer.results.empty();
+  return peer;
+}
+
+Peer run_peer(const std::string& args, const std::string& env) {
+  std::vector<std::string> pythons;
+  if (const char* env = std::getenv("AUTOGRAD_PYTHON")) pythons.push_back(env);
+  pythons.push_back("python3");
+  pythons.push_back("/usr/bin/python3");
+  for (const std::string& py : pythons) {
+    const std::string probe = py + " -c 'import torch' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) != 0) continue;
+    const std::string script = std::string(AUTOGRAD_SOURCE_DIR) + "/bench/peer_torch.py";
+    const std::string command = "OMP_NUM_THREADS=1 " + env + " " + py + " '" + script + "' " + args;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) break;
+    std::string out;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    const int status = pclose(pipe);
+    std::istringstream is(out);
+    Peer peer = parse_peer(is);
+    if (status != 0) {
+      peer.ran = false;
+      peer.status = "the PyTorch peer (" + command + ") failed with status " + std::to_string(status);
+    } else {
+      peer.status += " (" + py + ")";
+    }
+    return peer;
+  }
+  Peer none;
+  none.status = "no python3 here can import torch (apt-get install -y python3-torch): ours alone";
+  return none;
+}
+
+std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
+  const double bw = copy_gbps(ours);
+  std::ostringstream os;
+  os << std::left << std::setw(20) << "case" << std::setw(13) << "shape" << std::right
+     << std::setw(10) << "median" << std::setw(11) << "saved" << std::setw(10) << "(new)" << std::setw(9) << "GB/s"
+     << std::setw(9) << "x bound";
+  if (peer.ran) os << std::setw(10) << "PyTorch" << std::setw(9) << "ours/PT";
+  os << "  note\n";
+  for (const Result& r : ours) {
+    os << std::left << std::setw(20) << r.name << std::setw(13) << r.shape << std::right
+       << std::setw(10) << format_seconds(r.time.median_s) << std::setw(11)
+       << format_bytes(r.saved_bytes) << std::setw(10) << format_bytes(r.new_bytes) << std::setw(9)
+       << (r.gbps > 0 ? fixed(r.gbps, 2) : "-")
+       << std::setw(9) << (r.gbps > 0 && bw > 0 ? fixed(bw / r.gbps, 2) : "-");
+    std::string note = r.note;
+    if (r.ops > 0) note = fixed(r.time.median_s / double(r.ops) * 1e9, 0) + " ns/op";
+    if (peer.ran) {
+      const PeerResult* p = find(peer, r.name, r.shape);
+      os << std::setw(10) << (p ? format_seconds(p->median_s) : "-") << std::setw(9)
+         << (p ? fixed(r.time.median_s / p->median_s, 2) : "-");
+      if (p && r.ops > 0) note += " (PyTorch " + fixed(p->median_s / double(r.ops) * 1e9, 0) + ")";
+      if (p && !p->note.empty()) note += (note.empty() ? "" : "; ") + p->note;
+    }
+    os << "  " << note << "\n";
+  }
+  return os.str();
+}
+
+namespace {
+
+// One target line: "met" / "NOT met" / "n/a", the figure and the limit.
+void target(std::ostream& os, const std::string& what, bool known, double value, double limit,
+            bool at_most, const std::string& unit) {
+  os << "  " << std::left << std::setw(56) << what;
+  if (!known) {
+    os << "n/a\n";
+    return;
+  }
+  const bool met = at_most ? value <= limit : value >= limit;
+  os << std::setw(9) << (met ? "met" : "NOT met") << fixed(value, 2) << unit
+     << (at_most ? " (at most " : " (at least ") << fixed(limit, 2) << unit << ")\n";
+}
+
+}  // namespace
+
+std::string format_targets(const std::vector<Result>& ours, const Peer& peer, const std::string& shape) {
+  const Result* fused = find(ours, "layernorm_fused", shape);
+  const Result* composed = find(ours, "layernorm_composed", shape);
+  const Result* per_op = find(ours, "per_op_overhead", "10000 x 1x1");
+  const Result* epoch = nullptr;
+  for (const Result& r : ours) {
+    if (r.name == "digits_epoch") epoch = &r;
+  }
+  const double bw = copy_gbps(ours);
+  auto ratio = [&](const Result* r) {
+    const PeerResult* p = r ? find(peer, r->name, r->shape) : nullptr;
+    return p ? r->time.median_s / p->median_s : -1.0;
+  };
+  std::ostringstream os;
+  os << "targets (issue 6):\n";
+  target(os, "fused LayerNorm " + shape + ", ours/PyTorch", fused && ratio(fused) > 0, ratio(fused), 0.67, true, "x");
+  target(os, "fused LayerNorm " + shape + ", time / bandwidth bound", fused && bw > 0,
+         fused ? bw / fused->gbps : 0, 2.0, true, "x");
+  target(os, "composed LayerNorm " + shape + ", ours/PyTorch composed", composed && ratio(composed) > 0,
+         ratio(composed), 1.0, true, "x");
+  target(os, "fused speed-up over composed, " + shape, fused && composed,
+         fused && composed ? composed->time.median_s / fused->time.median_s : 0, 4.0, false, "x");
+  target(os, "composed / fused bytes saved on the tape, " + shape, fused && composed,
+         fused && composed ? double(composed->saved_bytes) / double(fused->saved_bytes) : 0, 4.0,
+         false, "x");
+  // saved_bytes counts x for the fused node (a reference to its input, alive
+  // anyway), so the ratio is about 2 (the composed graph saves x - mean and
+  // the normalised x). Counting only the tensors each op created:
+  target(os, "  the same, counting only tensors the op created", fused && composed && fused->new_bytes > 0,
+         fused && composed ? double(composed->new_bytes) / double(std::max(1LL, fused->new_bytes)) : 0,
+         4.0, false, "x");
+  target(os, "per-op overhead (recorded + back-propagated), ns", per_op != nullptr,
+         per_op ? per_op->time.median_s / double(per_op->ops) * 1e9 : 0, 500, true, "");
+  target(os, "digits MLP epoch, ours/PyTorch", epoch && ratio(epoch) > 0, ratio(epoch), 0.5, true, "x");
+  return os.str();
+}
+
+}  // namespace bench

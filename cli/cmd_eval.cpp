@@ -1,0 +1,69 @@
+// autograd eval: loss and accuracy of a saved model on a dataset.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/train_options.h"
+#include "data/csv.h"
+#include "train/checkpoint.h"
+
+namespace cli {
+
+namespace {
+void print_evaluation(const std::string& dataset, const std::string& split, const ag::Dataset& scored,
+                      const ag::Evaluation& e) {
+  char line[200];
+  if (scored.task == ag::Task::Classification) {
+    std::snprintf(line, sizeof line, "%s, %s (%llu samples): loss %.4f  accuracy %.2f%%", dataset.c_str(),
+                  split.c_str(), static_cast<unsigned long long>(scored.size()), e.loss, 100 * e.accuracy);
+  } else {
+    std::snprintf(line, sizeof line, "%s, %s (%llu samples): loss (mse) %.4f", dataset.c_str(), split.c_str(),
+                  static_cast<unsigned long long>(scored.size()), e.loss);
+  }
+  std::cout << line << "\n";
+}
+}  // namespace
+
+int cmd_eval(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string model_path, dataset, label, split = "val";
+  long long seed = -1;
+  options.add_options()
+      ("model", po::value(&model_path)->required(), "a checkpoint written by autograd train (DIR/model.ckpt)")
+      ("dataset", po::value(&dataset), "dataset name or FILE.csv (default: the one the model was trained on)")
+      ("label", po::value(&label), "CSV: the label column (default: as in training, else the last)")
+      ("split", po::value(&split)->default_value(split), "val, train or all: which samples to score")
+      ("seed", po::value(&seed), "seed for generated data and the split (default: the training seed)");
+  po::variables_map vm;
+  if (!parse_options("eval", "Reports the loss and accuracy of a saved model.", options, args, vm)) return 0;
+  if (split != "val" && split != "train" && split != "all") {
+    throw UsageError("--split '" + split + "' is not one of val, train, all");
+  }
+  if (vm.count("seed") && seed < 0) throw UsageError("--seed must be 0 or more, got " + std::to_string(seed));
+
+  // The checkpoint says how to rebuild the model and the split it was trained with.
+  const ag::Checkpoint ckpt = ag::read_checkpoint(model_path);
+  ag::RunDescription run = ag::parse_run_description(ckpt.metadata, model_path);
+  if (vm.count("dataset")) run.config.dataset = dataset;
+  if (vm.count("label") || vm.count("dataset")) run.config.label_column = label;
+  if (vm.count("seed")) run.config.seed = static_cast<std::uint64_t>(seed);
+  const ag::Dataset data = ag::make_dataset(run.config.dataset, run.config.seed, run.config.label_column);
+  const arma::uword outputs = data.task == ag::Task::Classification ? data.classes : 1;
+  if (data.features() != run.spec.sizes.front() || outputs > run.spec.sizes.back()) {
+    throw ag::DataError(run.config.dataset + ": has " + std::to_string(data.features()) + " features and " +
+                        std::to_string(outputs) + " outputs; the model in " + model_path + " takes " +
+                        std::to_string(run.spec.sizes.front()) + " and gives " + std::to_string(run.spec.sizes.back()));
+  }
+  ag::Rng init_rng(0);
+  ag::Sequential model = ag::make_mlp(run.spec, init_rng);
+  ag::load_checkpoint(model_path, model.parameters());
+
+  ag::Rng split_rng(ag::derive_seed(run.config.seed, 2));
+  const ag::Split parts = ag::train_validation_split(data, run.config.validation_fraction, split_rng);
+  const ag::Dataset& scored = split == "all" ? data : split == "train" ? parts.train : parts.validation;
+  ag::Tape tape;
+  const ag::Evaluation e = ag::evaluate(model, scored, tape);
+  print_evaluation(run.config.dataset, split, scored, e);
+  return 0;
+}
+
+}  // namespace cli

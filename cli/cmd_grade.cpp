@@ -1,0 +1,140 @@
+// autograd grade FILE.cpp: build a student's assignment file against its
+// exercise's grader and run it, printing the score table with hints.
+//
+// The compiler and libraries are the ones CMake recorded in
+// BUILD/assignments/grade_toolchain.txt, so the student's file is built exactly
+// like the CTest graders of the reference solutions.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+namespace cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kExercises = {"softmax", "layernorm", "rmsnorm", "matmul_bias"};
+
+fs::path build_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : self.parent_path().parent_path();  // BUILD/cli/autograd -> BUILD
+}
+
+std::map<std::string, std::string> read_toolchain(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw UsageError("cannot read " + path.string() +
+                     ": configure and build the project first (cmake --build BUILD)");
+  }
+  std::map<std::string, std::string> kv;
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t eq = line.find('=');
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return kv;
+}
+
+// The exercise a file is for: --exercise, else its "// exercise: NAME" line, else its folder.
+std::string exercise_of(const fs::path& file, const std::string& option) {
+  std::string name = option;
+  if (name.empty()) {
+    std::ifstream in(file);
+    for (std::string line; name.empty() && std::getline(in, line);) {
+      if (line.rfind("// exercise:", 0) == 0) {
+        std::istringstream words(line.substr(12));
+        words >> name;
+      }
+    }
+  }
+  if (name.empty()) name = fs::absolute(file).parent_path().filename().string();
+  if (std::find(kExercises.begin(), kExercises.end(), name) == kExercises.end()) {
+    throw UsageError("cannot tell which exercise " + file.string() + " is for ('" + name +
+                     "'); pass --exercise softmax|layernorm|rmsnorm|matmul_bias");
+  }
+  return name;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a shell command; returns its exit status and (merged) output.
+int run(const std::string& command, std::string& output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot run: " + command);
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+}  // namespace
+
+int cmd_grade(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string file, exercise;
+  bool keep = false;
+  options.add_options()
+      ("file", po::value(&file), "the student's .cpp file (e.g. assignments/softmax/softmax.cpp)")
+      ("exercise", po::value(&exercise), "softmax, layernorm, rmsnorm or matmul_bias (default: from the file)")
+      ("keep", po::bool_switch(&keep), "keep the build folder and print where it is");
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map vm;
+  if (!parse_options("grade", "autograd grade FILE.cpp\nBuilds FILE.cpp against its exercise's grader, "
+                     "runs it, and prints a score table with a hint for each wrong gradient.\n"
+                     "Exit status: 0 full marks, 1 not full marks or the file does not compile.",
+                     options, args, vm, &positional)) {
+    return 0;
+  }
+  if (file.empty()) throw UsageError("which file? autograd grade FILE.cpp");
+  if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file);
+  const std::string name = exercise_of(file, exercise);
+  std::map<std::string, std::string> tc = read_toolchain(build_dir() / "assignments" / "grade_toolchain.txt");
+
+  char tmpl[] = "/tmp/autograd-grade-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("cannot create a temporary folder");
+  const fs::path work(tmpl);
+  const std::string program = (work / ("grade_" + name)).string();
+  const std::string build = tc["compiler"] + " " + tc["compile_flags"] + " " + shell_quote(fs::absolute(file).string()) +
+                            " " + tc["main_" + name] + " " + tc["libraries"] + " -o " + shell_quote(program);
+  std::cout << "building " << file << " for the '" << name << "' exercise ...\n" << std::flush;
+  std::string compiler_output;
+  if (run(build, compiler_output) != 0) {
+    std::cout << compiler_output << "\n" << file << " does not compile (the compiler's messages are above).\n"
+              << "score: 0 (it must build to be graded)\n";
+    if (!keep) fs::remove_all(work);
+    return 1;
+  }
+  if (!compiler_output.empty()) std::cout << compiler_output;  // warnings
+  std::cout << "\n" << std::flush;
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);
+  std::string report;
+  const int status = run(shell_quote(program), report);
+  std::cout << report;
+  if (status > 1) {
+    std::cout << "the grading program stopped abnormally (status " << status
+              << "): your code crashed or ran forever; score: 0\n";
+  }
+  if (keep) {
+    std::cout << "build folder kept: " << work.string() << "\n";
+  } else {
+    fs::remove_all(work);
+  }
+  return status == 0 ? 0 : 1;
+}
+
+}  // namespace cli

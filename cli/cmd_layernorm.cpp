@@ -1,0 +1,255 @@
+// autograd layernorm: the seeds' walk-through on any input, then the backward
+// three ways (composed tape, fused node, finite differences) and the two tapes.
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "cli/cli.h"
+#include "data/csv.h"
+#include "ops/layernorm.h"
+#include "ops/norm_compare.h"
+
+namespace cli {
+
+namespace {
+
+const char* kCsvLayout =
+    "--output-file CSV layout (long format, one value per line, indices 1-based):\n"
+    "  quantity,path,row,column,value\n"
+    "  quantity: y, dx, dgamma or dbeta (no dbeta with --rms); dgamma and dbeta have row 1\n"
+    "  path:     composed (tape of primitives), fused (one node) or numeric (finite differences)\n"
+    "  e.g.      dx,fused,2,3,-0.1234\n";
+
+struct Settings {
+  std::string input, input_file, gamma, beta, grad_output, grad_output_file, output_file;
+  bool header = false, rms = false;
+  double eps = 1e-5;
+  long long precision = 4, seed = 0, rows = 10;
+};
+
+std::string num(double v, int precision) {
+  std::ostringstream os;
+  os << std::setprecision(precision) << v;
+  return os.str();
+}
+
+// Row r as "[a, b, c]"; a per-row statistic (one column) as a plain number.
+std::string row_str(const arma::mat& m, arma::uword r, int precision) {
+  if (m.n_cols == 1) return num(m(r, 0), precision);
+  std::string s = "[";
+  for (arma::uword c = 0; c < m.n_cols; ++c) s += (c ? ", " : "") + num(m(r, c), precision);
+  return s + "]";
+}
+
+std::string matrix_str(const arma::mat& m, int precision, const std::string& indent) {
+  std::string s;
+  for (arma::uword r = 0; r < m.n_rows; ++r) s += indent + row_str(m, r, precision) + "\n";
+  return s;
+}
+
+// A matrix from a literal or a CSV file; exactly one of the two may be given.
+arma::mat load(const std::string& text, const std::string& file, bool header, const char* text_opt,
+               const char* file_opt) {
+  if (!text.empty() && !file.empty()) {
+    throw UsageError(std::string("give --") + text_opt + " or --" + file_opt + ", not both");
+  }
+  if (!file.empty()) return ag::read_csv(file, header).values;
+  return ag::parse_matrix(text, std::string("--") + text_opt);
+}
+
+// A 1 x D parameter from a literal: one value repeated, or D values.
+arma::mat parameter(const std::string& text, const char* option, arma::uword cols, double fill) {
+  if (text.empty()) return arma::mat(1, cols, arma::fill::value(fill));
+  const arma::mat m = ag::parse_matrix(text, std::string("--") + option);
+  if (m.n_elem == 1) return arma::mat(1, cols, arma::fill::value(m(0)));
+  if (m.n_rows != 1 || m.n_cols != cols) {
+    throw UsageError(std::string("--") + option + " has " + std::to_string(m.n_elem) + " values (" +
+                     ag::shape_str(m) + ") but the input has " + std::to_string(cols) +
+                     " columns: give 1 value or " + std::to_string(cols));
+  }
+  return m;
+}
+
+ag::NormInputs read_inputs(const Settings& s, bool& random_dy) {
+  if (s.input.empty() && s.input_file.empty()) throw UsageError("give the input with --input or --input-file");
+  ag::NormInputs in;
+  in.x = load(s.input, s.input_file, s.header, "input", "input-file");
+  in.rms = s.rms;
+  in.eps = require_positive("eps", s.eps);
+  if (!s.rms && in.x.n_cols < 2) {
+    throw UsageError("LayerNorm needs at least 2 values per row (a single value has no spread); the input is " +
+                     ag::shape_str(in.x));
+  }
+  in.gamma = parameter(s.gamma, "gamma", in.x.n_cols, 1.0);
+  in.beta = parameter(s.beta, "beta", in.x.n_cols, 0.0);
+  random_dy = s.grad_output.empty() && s.grad_output_file.empty();
+  if (random_dy) {
+    std::mt19937_64 rng(static_cast<unsigned long long>(s.seed));
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    in.dy.set_size(arma::size(in.x));
+    for (double& v : in.dy) v = u(rng);
+  } else {
+    in.dy = load(s.grad_output, s.grad_output_file, s.header, "grad-output", "grad-output-file");
+    if (arma::size(in.dy) != arma::size(in.x)) {
+      throw UsageError("the output gradient is " + ag::shape_str(in.dy) + " but the input is " + ag::shape_str(in.x) +
+                       "; they must have the same shape");
+    }
+  }
+  return in;
+}
+
+void print_walkthrough(const ag::NormInputs& in, const Settings& s) {
+  const int p = static_cast<int>(s.precision);
+  ag::Tape tape;
+  ag::Var x = tape.leaf(in.x, "x"), gamma = tape.leaf(in.gamma, "gamma"), beta = tape.leaf(in.beta, "beta");
+  const ag::NormSteps steps = in.rms ? ag::rmsnorm_composed_steps(x, gamma, in.eps)
+                                     : ag::layernorm_composed_steps(x, gamma, beta, in.eps);
+  const arma::uword shown = std::min<arma::uword>(in.x.n_rows, static_cast<arma::uword>(s.rows));
+  for (arma::uword r = 0; r < shown; ++r) {
+    std::cout << "row " << r + 1 << ": x = " << row_str(in.x, r, p) << "\n";
+    for (const auto& [label, v] : steps.steps) {
+      std::cout << "  " << std::left << std::setw(32) << label << "= " << row_str(v.value(), r, p) << "\n";
+    }
+  }
+  if (shown < in.x.n_rows) {
+    std::cout << "(the first " << shown << " of " << in.x.n_rows << " rows; --rows N shows more)\n";
+  }
+  // The check: normalised rows have mean 0 and biased std 1 (RMSNorm: mean square 1).
+  const arma::mat& norm = steps.steps[steps.steps.size() - 2].second.value();
+  std::cout << "\ncheck: each normalised row has " << (in.rms ? "mean square 1" : "mean 0 and (biased) std 1")
+            << " (eps pulls it a little below 1)\n";
+  for (arma::uword r = 0; r < in.x.n_rows && r < shown; ++r) {
+    const arma::rowvec row = norm.row(r);
+    const double m = arma::mean(row), sd = std::sqrt(arma::mean(arma::square(row - (in.rms ? 0.0 : m))));
+    const double spread = in.rms ? arma::mean(arma::square(in.x.row(r))) : arma::var(in.x.row(r), 1);
+    std::cout << "  row " << r + 1 << ": " << (in.rms ? "" : "mean " + num(m, p) + ", ") << (in.rms ? "rms " : "std ")
+              << num(sd, p);
+    if (spread == 0) std::cout << "   (a constant row: nothing to normalise, y = beta)";
+    std::cout << "\n";
+  }
+}
+
+void print_comparison(const ag::NormComparison& c, bool rms, int p) {
+  std::cout << "\nbackward: dL/dx, dL/dgamma" << (rms ? "" : ", dL/dbeta") << " for L = sum(dy * y)\n";
+  const std::vector<const ag::NormPath*> paths = {&c.composed, &c.fused, &c.numeric};
+  auto show = [&](const char* name, arma::mat ag::NormPath::*field) {
+    std::cout << name << "\n";
+    for (const ag::NormPath* path : paths) {
+      if (!path->ran) continue;
+      std::cout << "  " << path->name << ":\n" << matrix_str(path->*field, p, "    ");
+    }
+  };
+  show("dx", &ag::NormPath::dx);
+  show("dgamma", &ag::NormPath::dgamma);
+  if (!rms) show("dbeta", &ag::NormPath::dbeta);
+  if (!c.numeric.ran) std::cout << "(finite differences skipped: the input is large; they cost O(N D^2))\n";
+  std::cout << "\nlargest differences          max abs      max rel\n";
+  for (const ag::NormDiff& d : c.diffs) {
+    std::cout << "  " << std::left << std::setw(7) << d.quantity << std::setw(20) << (d.a + " vs " + d.b)
+              << std::setw(13) << num(d.max_abs, 3) << num(d.max_rel, 3) << "\n";
+  }
+}
+
+void print_tapes(const ag::NormComparison& c, bool rms) {
+  const char* name = rms ? "RMSNorm" : "LayerNorm";
+  std::cout << "\nthe tape, composed: " << c.composed.nodes << " nodes from primitives (after the leaves)\n"
+            << (rms ? "" : "  (nodes 3-6 are the mean plus its own rounding error, mean(x - mean), which is zero in\n"
+                           "   exact arithmetic and makes a constant row centre to exactly 0)\n")
+            << c.composed.tape_listing << "\nthe tape, fused: " << c.fused.nodes << " node\n"
+            << c.fused.tape_listing << "\nbytes held for backward: composed " << c.composed.saved_bytes
+            << ", fused " << c.fused.saved_bytes << "\n  (fused " << name
+            << " keeps references to x and gamma plus " << (rms ? "rstd" : "mean and rstd")
+            << " per row; composed keeps every intermediate its primitives need)\n";
+}
+
+std::string output_csv(const ag::NormComparison& c, bool rms) {
+  std::ostringstream os;
+  os << std::setprecision(17) << "quantity,path,row,column,value\n";
+  auto put = [&](const char* quantity, const ag::NormPath& p, const arma::mat& m) {
+    for (arma::uword r = 0; r < m.n_rows; ++r) {
+      for (arma::uword col = 0; col < m.n_cols; ++col) {
+        os << quantity << "," << p.name << "," << r + 1 << "," << col + 1 << "," << m(r, col) << "\n";
+      }
+    }
+  };
+  for (const ag::NormPath* p : {&c.composed, &c.fused, &c.numeric}) {
+    if (!p->ran) continue;
+    put("y", *p, p->y);
+    put("dx", *p, p->dx);
+    put("dgamma", *p, p->dgamma);
+    if (!rms) put("dbeta", *p, p->dbeta);
+  }
+  return os.str();
+}
+
+const char* kFootnote =
+    "\nnote: no --grad-output was given, so dy is random (uniform in [-1, 1], --seed %SEED%).\n"
+    "  With gamma = 1, beta = 0 and dy all ones, L = sum(y) = sum of each normalised row = 0\n"
+    "  whatever x is, so the true dx is exactly zero: a backward that forgets terms, or returns\n"
+    "  zeros, would match it. A random dy exercises every term of the gradient.\n";
+
+}  // namespace
+
+int cmd_layernorm(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  Settings s;
+  options.add_options()
+      ("input", po::value(&s.input), "the input matrix, rows separated by ';': \"1.133,-0.299,0.503; -0.176,0.911,0.143\"")
+      ("input-file", po::value(&s.input_file), "the input matrix from a CSV file (one row per line)")
+      ("header", po::bool_switch(&s.header), "the CSV files have a header row")
+      ("gamma", po::value(&s.gamma), "scale: one value for all columns or one per column (default 1)")
+      ("beta", po::value(&s.beta), "shift: one value or one per column (default 0)")
+      ("eps", po::value(&s.eps)->default_value(1e-5, "1e-5"), "added to the variance inside the square root")
+      ("grad-output", po::value(&s.grad_output), "dL/dy, shaped like the input (default: random, see --seed)")
+      ("grad-output-file", po::value(&s.grad_output_file), "dL/dy from a CSV file")
+      ("seed", po::value(&s.seed)->default_value(0), "seed of the random dL/dy")
+      ("rms", po::bool_switch(&s.rms), "RMSNorm instead: y = x / sqrt(mean(x^2) + eps) * gamma")
+      ("precision", po::value(&s.precision)->default_value(4), "significant digits printed")
+      ("rows", po::value(&s.rows)->default_value(10), "rows shown in the walk-through")
+      ("output-file", po::value(&s.output_file), "write y, dx, dgamma, dbeta as CSV (layout below)");
+  po::variables_map vm;
+  if (!parse_options("layernorm",
+                     "LayerNorm (or RMSNorm) step by step on your input, its backward three ways\n"
+                     "(composed tape, fused node, finite differences) and the two tapes.\n\n" +
+                         std::string(kCsvLayout),
+                     options, args, vm)) {
+    return 0;
+  }
+  require_positive("precision", s.precision);
+  require_positive("rows", s.rows);
+  require_non_negative("seed", s.seed);
+  if (s.precision > 17) throw UsageError("--precision must be 17 or less, got " + std::to_string(s.precision));
+  bool random_dy = false;
+  const ag::NormInputs in = read_inputs(s, random_dy);
+  const int p = static_cast<int>(s.precision);
+  std::cout << (s.rms ? "RMSNorm" : "LayerNorm") << " of a " << ag::shape_str(in.x) << " input, one row (token) at a time; eps = "
+            << num(in.eps, 3) << "\ngamma = " << row_str(in.gamma, 0, p)
+            << (s.rms ? "" : "\nbeta  = " + row_str(in.beta, 0, p)) << "\n\n";
+  print_walkthrough(in, s);
+  const ag::NormComparison c = ag::compare_norm(in, in.x.n_elem * in.x.n_cols <= 2000000);
+  std::cout << "\ndy" << (random_dy ? " (random, see the note at the end)" : "") << " =\n" << matrix_str(in.dy, p, "  ");
+  print_comparison(c, in.rms, p);
+  print_tapes(c, in.rms);
+  if (!s.output_file.empty()) {
+    ag::write_file_atomic(s.output_file, output_csv(c, in.rms));
+    std::cout << "\nwrote " << s.output_file << "\n";
+  }
+  if (random_dy) {
+    std::string note = kFootnote;
+    note.replace(note.find("%SEED%"), 6, std::to_string(s.seed));
+    std::cout << note;
+  }
+  // Disagreement: relative 1e-6, unless both sides are rounding noise around a true zero.
+  for (const ag::NormDiff& d : c.diffs) {
+    if (d.max_rel > 1e-6 && d.max_abs > 1e-9) {
+      std::cerr << "autograd layernorm: " << d.quantity << " from " << d.a << " and " << d.b
+                << " disagree (max abs " << num(d.max_abs, 3) << ", max rel " << num(d.max_rel, 3) << ")\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace cli

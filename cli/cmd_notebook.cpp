@@ -1,0 +1,145 @@
+// autograd notebook render|list: run each lesson and write it as Markdown and HTML,
+// every code cell followed by what it printed and the plots it drew.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <sys/wait.h>
+
+#include "cli/cli.h"
+#include "cli/notebook_render.h"
+#include "data/csv.h"
+
+namespace cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The lessons: notebooks/NN_name.cpp, in order.
+std::vector<std::string> lessons(const fs::path& source_dir) {
+  std::vector<std::string> names;
+  if (!fs::is_directory(source_dir)) throw UsageError("no notebooks folder at " + source_dir.string());
+  for (const fs::directory_entry& e : fs::directory_iterator(source_dir)) {
+    const std::string file = e.path().filename().string();
+    if (e.path().extension() == ".cpp" && file.size() > 3 && std::isdigit((unsigned char)file[0]) &&
+        std::isdigit((unsigned char)file[1]) && file[2] == '_') {
+      names.push_back(e.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read " + path.string());
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs the lesson's program; returns its stdout. Its stderr goes to ours.
+std::string run_lesson(const fs::path& program, const fs::path& images) {
+  if (!fs::exists(program)) {
+    throw UsageError(program.string() + " does not exist: build the lessons first (cmake --build BUILD)");
+  }
+  const std::string command = shell_quote(program.string()) + " --out " + shell_quote(images.string());
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot run " + program.string());
+  std::string output;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  const int status = pclose(pipe);
+  if (status != 0) {
+    throw std::runtime_error(program.filename().string() + " failed (exit status " +
+                             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) +
+                             "); its message is above");
+  }
+  return output;
+}
+
+// The folder of the running program (for the default --bin-dir).
+fs::path program_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : self.parent_path();
+}
+
+void render_one(const std::string& name, const fs::path& source_dir, const fs::path& bin_dir,
+                const fs::path& out_dir, bool md, bool html) {
+  const fs::path images = out_dir / (name + "_files");
+  fs::remove_all(images);  // no stale plots from an earlier version of the lesson
+  std::vector<NotebookCell> cells = parse_notebook(read_text(source_dir / (name + ".cpp")));
+  attach_output(cells, run_lesson(bin_dir / ("notebook_" + name), images));
+  const std::string note = "<!-- Rendered from notebooks/" + name +
+                           ".cpp by `autograd notebook render`; edit the .cpp, not this file. -->\n\n";
+  if (md) ag::write_file_atomic((out_dir / (name + ".md")).string(), note + to_markdown(cells, name + "_files"));
+  if (html) ag::write_file_atomic((out_dir / (name + ".html")).string(), to_html(cells, name, images.string()));
+  std::cout << "rendered " << name << " -> " << (out_dir / name).string() << (md ? ".md" : "")
+            << (md && html ? ", " : "") << (html ? ".html" : "") << "\n";
+}
+
+}  // namespace
+
+int cmd_notebook(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string action, out, bin, source, only, format;
+  options.add_options()
+      ("action", po::value(&action), "render (run every lesson and write NAME.md/.html) or list")
+      ("out", po::value(&out), "folder for NAME.md, NAME.html and NAME_files/ (default: the --bin-dir)")
+      ("only", po::value(&only), "render only these lessons, comma-separated (e.g. 01_tape,05_gradcheck)")
+      ("format", po::value(&format)->default_value("md,html"), "md, html or md,html")
+      ("bin-dir", po::value(&bin), "where the lesson programs were built (default: BUILD/notebooks)")
+      ("source-dir", po::value(&source), "where the lesson sources are (default: the repository's notebooks/)");
+  po::positional_options_description positional;
+  positional.add("action", 1);
+  po::variables_map vm;
+  if (!parse_options("notebook", "autograd notebook render [--out DIR] [--only NAMES] [--format md,html]\n"
+                     "autograd notebook list\nRuns each lesson and writes it with its output and plots.",
+                     options, args, vm, &positional)) {
+    return 0;
+  }
+  const fs::path source_dir = source.empty() ? fs::path(AUTOGRAD_SOURCE_DIR) / "notebooks" : fs::path(source);
+  const std::vector<std::string> all = lessons(source_dir);
+  if (action == "list") {
+    for (const std::string& name : all) std::cout << name << "\n";
+    return 0;
+  }
+  if (action != "render") throw UsageError("expected 'render' or 'list', got '" + action + "'");
+  if (format != "md" && format != "html" && format != "md,html" && format != "html,md") {
+    throw UsageError("--format must be md, html or md,html; got '" + format + "'");
+  }
+  const fs::path bin_dir = bin.empty() ? program_dir().parent_path() / "notebooks" : fs::path(bin);
+  const fs::path out_dir = out.empty() ? bin_dir : fs::path(out);
+  fs::create_directories(out_dir);
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);  // the same sums, and the same output, every run
+
+  std::vector<std::string> chosen = all;
+  if (!only.empty()) {
+    chosen.clear();
+    std::istringstream in(only);
+    for (std::string name; std::getline(in, name, ',');) {
+      if (std::find(all.begin(), all.end(), name) == all.end()) {
+        throw UsageError("no lesson named '" + name + "' (autograd notebook list shows them)");
+      }
+      chosen.push_back(name);
+    }
+  }
+  for (const std::string& name : chosen) {
+    render_one(name, source_dir, bin_dir, out_dir, format.find("md") != std::string::npos,
+               format.find("html") != std::string::npos);
+  }
+  return 0;
+}
+
+}  // namespace cli

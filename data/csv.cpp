@@ -1,0 +1,165 @@
+#include "data/csv.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace ag {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const std::size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const std::size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t at = s.find(sep, start);
+    parts.push_back(trim(s.substr(start, at == std::string::npos ? std::string::npos : at - start)));
+    if (at == std::string::npos) return parts;
+    start = at + 1;
+  }
+}
+
+// A quoted cell for messages, cut short so a binary file cannot flood the terminal.
+std::string quoted(const std::string& cell) {
+  std::string shown = cell.size() > 40 ? cell.substr(0, 40) + "..." : cell;
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
+  }
+  return "'" + shown + "'";
+}
+
+// One cell as a finite double; `where` is "FILE: row R, column C" or similar.
+// Only decimal notation: strtod alone would also take "nan", "inf" and hex.
+double parse_cell(const std::string& cell, const std::string& where) {
+  if (cell.empty()) throw DataError(where + ": missing value (empty cell)");
+  bool digit = false;
+  for (char c : cell) {
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (std::strchr("+-.eE", c) == nullptr) {
+      throw DataError(where + ": " + quoted(cell) + " is not a number");
+    }
+  }
+  if (!digit) throw DataError(where + ": " + quoted(cell) + " is not a number");
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (end != cell.c_str() + cell.size()) throw DataError(where + ": " + quoted(cell) + " is not a number");
+  if (!std::isfinite(v)) throw DataError(where + ": " + quoted(cell) + " is out of range for a double");
+  return v;
+}
+
+// Rows of equal length, row-major, into a matrix (sized from what was parsed, never from the input's claims).
+arma::mat to_matrix(const std::vector<double>& values, std::size_t rows, std::size_t cols) {
+  arma::mat m(rows, cols);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c) m(r, c) = values[r * cols + c];
+  }
+  return m;
+}
+
+std::string ragged(const std::string& where, std::size_t got, std::size_t expected, const std::string& first) {
+  return where + " has " + std::to_string(got) + (got == 1 ? " value" : " values") + ", expected " +
+         std::to_string(expected) + " (as " + first + ")";
+}
+
+}  // namespace
+
+CsvTable read_csv(const std::string& path, bool has_header) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw DataError(path + ": is a directory, not a CSV file");
+  std::ifstream in(path);
+  if (!in) throw DataError(path + ": cannot open for reading (" + std::strerror(errno) + ")");
+  CsvTable table;
+  std::vector<double> values;
+  std::size_t cols = 0, rows = 0, first_row = 0, line_no = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (trim(line).empty()) continue;  // blank lines carry no data
+    const std::vector<std::string> cells = split(line, ',');
+    const std::string row = path + ": row " + std::to_string(line_no);
+    if (first_row == 0) {
+      first_row = line_no;
+      cols = cells.size();
+    } else if (cells.size() != cols) {
+      throw DataError(ragged(row, cells.size(), cols, "row " + std::to_string(first_row)));
+    }
+    if (has_header && table.header.empty()) {
+      table.header = cells;
+      continue;
+    }
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      values.push_back(parse_cell(cells[c], row + ", column " + std::to_string(c + 1)));
+    }
+    ++rows;
+  }
+  if (in.bad()) throw DataError(path + ": read error after row " + std::to_string(line_no));
+  if (rows == 0) {
+    throw DataError(path + (table.header.empty() ? ": empty file (no rows)" : ": no data rows after the header"));
+  }
+  table.values = to_matrix(values, rows, cols);
+  return table;
+}
+
+arma::mat parse_matrix(const std::string& text, const std::string& what) {
+  std::vector<std::string> lines = split(text, ';');
+  if (lines.size() > 1 && lines.back().empty()) lines.pop_back();  // a trailing ';'
+  std::vector<double> values;
+  std::size_t cols = 0;
+  for (std::size_t r = 0; r < lines.size(); ++r) {
+    const std::string row = what + ": row " + std::to_string(r + 1);
+    if (lines[r].empty()) throw DataError(row + " is empty (rows are separated by ';', values by ',')");
+    const std::vector<std::string> cells = split(lines[r], ',');
+    if (r == 0) cols = cells.size();
+    if (cells.size() != cols) throw DataError(ragged(row, cells.size(), cols, "row 1"));
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      values.push_back(parse_cell(cells[c], row + ", column " + std::to_string(c + 1)));
+    }
+  }
+  return to_matrix(values, lines.size(), cols);
+}
+
+void write_file_atomic(const std::string& path, const std::string& contents) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  std::string temp = (folder / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) throw DataError(path + ": cannot write (" + std::strerror(errno) + ")");
+  // mkstemp makes the file 0600; give it the mode a plain open() would.
+  const mode_t mask = ::umask(022);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  const int saved_errno = errno;
+  const bool ok = done == contents.size() && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = ok ? errno : saved_errno;
+    std::remove(temp.c_str());
+    throw DataError(path + ": cannot write (" + std::strerror(err) + ")");
+  }
+}
+
+}  // namespace ag

@@ -1,0 +1,39 @@
+// A multilayer perceptron from a list of layer sizes.
+//
+// sizes {64, 128, 10} builds  fc1: Linear(64 -> 128), [norm1], act1, fc2: Linear(128 -> 10):
+// every hidden Linear is followed by the optional norm and then the activation;
+// the last Linear gives the outputs (logits) as they are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nn/linear.h"
+#include "nn/module.h"
+#include "nn/norm.h"
+
+namespace ag {
+
+enum class Norm { None, LayerNorm, RMSNorm };
+enum class Activation { ReLU, Tanh, GELU };
+
+struct MlpSpec {
+  std::vector<arma::uword> sizes;  // input, hidden..., output (at least 2)
+  Norm norm = Norm::None;
+  Impl impl = Impl::Composed;
+  Activation activation = Activation::ReLU;
+  Init init = Init::Kaiming;
+};
+
+// Draws the Linear weights from rng in layer order. Norms draw nothing, so
+// specs that differ only in norm or impl start from the same weights.
+Sequential make_mlp(const MlpSpec& spec, Rng& rng);
+
+// Names as the command line spells them, and back (throwing Error on an unknown name).
+const char* norm_name(Norm n);
+const char* activation_name(Activation a);
+Norm parse_norm(const std::string& s);
+Impl parse_impl(const std::string& s);
+Activation parse_activation(const std::string& s);
+
+}  // namespace ag

@@ -1,0 +1,52 @@
+// Modules: a layer is a forward function plus the parameters it owns.
+//
+// A Module records its forward on the tape of its input (each parameter enters
+// as tape.param(p)), so one training step is: clear the tape, forward, loss,
+// backward; the parameters keep their values and gradients between steps.
+// parameters() lists them in a fixed order with dotted names ("fc1.weight"),
+// which optimizers and checkpoints rely on.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/parameter.h"
+#include "autograd/tape.h"
+
+namespace ag {
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  Module() = default;
+  Module(const Module&) = delete;  // tapes hold pointers to the parameters
+  Module& operator=(const Module&) = delete;
+  Module(Module&&) = default;  // a Sequential moves its layers' pointers, not the layers
+  Module& operator=(Module&&) = default;
+
+  virtual Var forward(Var x) = 0;
+  virtual std::vector<Parameter*> parameters() { return {}; }
+  virtual std::string describe() const = 0;  // "Linear(64 -> 128)"
+
+  Var operator()(Var x) { return forward(x); }
+  void zero_grad();
+  std::size_t parameter_count();  // number of scalars
+};
+
+// Layers applied in order; parameters() concatenates theirs.
+class Sequential : public Module {
+ public:
+  Sequential() = default;
+  void add(std::unique_ptr<Module> layer);
+  Var forward(Var x) override;
+  std::vector<Parameter*> parameters() override;
+  std::string describe() const override;  // one line per layer
+  std::size_t size() const { return layers_.size(); }
+  Module& layer(std::size_t i) { return *layers_.at(i); }
+
+ private:
+  std::vector<std::unique_ptr<Module>> layers_;
+};
+
+}  // namespace ag

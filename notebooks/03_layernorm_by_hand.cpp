@@ -1,0 +1,225 @@
+// %% [markdown]
+// # Lesson 03: LayerNorm by hand
+//
+// LayerNorm takes each row of a matrix (one token, D features) and
+//
+// 1. subtracts the row's mean,
+// 2. divides by the row's standard deviation, sqrt(variance + eps),
+// 3. scales by gamma and shifts by beta (one value per feature, learned).
+//
+//     y = (x - mean) / sqrt(var + eps) * gamma + beta
+//
+// The variance is the *biased* one: the average of the squared differences,
+// dividing by D (not D - 1). eps = 1e-5 keeps the division safe.
+//
+// We redo the worked examples of three tutorials (the "seeds"), print every
+// intermediate, and check each number against the tape: `layernorm_composed`
+// builds LayerNorm from primitive ops (mean, sub, square, sqrt, div, mul, add),
+// and `layernorm_fused` computes it in one node. Where a tutorial's printed
+// number is wrong, we show the correct math and say so.
+
+// %%
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+
+#include "notebooks/notebook.h"
+#include "ops/layernorm.h"
+#include "ops/ops.h"
+
+using ag::Tape;
+using ag::Var;
+
+// The residual output matrix of seed 000 (Chapter 7.2, "1st Layer Normalization").
+const arma::mat residual = {{1.133, -0.299, 0.503},
+                            {-0.176, 0.911, 0.143},
+                            {0.766, 0.781, -0.518},
+                            {1.601, -0.669, 0.368},
+                            {0.663, 0.779, 0.648}};
+const double eps = 1e-5;
+
+// %% [markdown]
+// ## The first row, step by step
+//
+// Seed 000 walks through the row [1.133, -0.299, 0.503] by hand. We do the same
+// with plain arithmetic: no tape, no library, just the formula.
+
+// %%
+NB_CELL {
+  const arma::rowvec x = residual.row(0);
+  const double mean = arma::accu(x) / 3;
+  const arma::rowvec diff = x - mean;
+  const arma::rowvec squares = arma::square(diff);
+  const double variance = arma::accu(squares) / 3;
+  const double stdev = std::sqrt(variance + eps);
+  const arma::rowvec normalised = diff / stdev;
+
+  std::cout << std::fixed << std::setprecision(4)
+            << "mean       = (1.133 - 0.299 + 0.503) / 3 = " << mean << "\n"
+            << "x - mean   = [" << diff(0) << ", " << diff(1) << ", " << diff(2) << "]\n"
+            << "squares    = [" << squares(0) << ", " << squares(1) << ", " << squares(2) << "]\n"
+            << "variance   = sum / 3 = " << variance << "\n"
+            << "std        = sqrt(variance + 1e-5) = " << stdev << "\n"
+            << "normalised = [" << normalised(0) << ", " << normalised(1) << ", " << normalised(2) << "]\n";
+  std::cout.unsetf(std::ios::floatfield);
+  nb::check_close("mean (seed: 0.446)", mean, 0.446, 5e-4);
+  nb::check_close("variance (seed: 0.343)", variance, 0.343, 5e-4);
+  nb::check_close("std (seed: 0.586)", stdev, 0.586, 5e-4);
+  nb::check_close("normalised (seed: [1.17, -1.27, 0.10])", arma::mat(normalised),
+                  arma::mat{{1.17, -1.27, 0.10}}, 5e-3);
+}
+
+// %% [markdown]
+// The seed's walk-through is right. With gamma = 1 and beta = 0 (their values
+// before training) the output is the normalised row itself.
+//
+// ## Every row, on the tape
+//
+// `layernorm_composed_steps` records the same steps as tape nodes and hands
+// back each intermediate, for all five rows at once. Per-row quantities (mean,
+// variance, std) are 5x1 columns; the rest are 5x3.
+
+// %%
+NB_CELL {
+  Tape tape;
+  Var x = tape.leaf(residual, "x");
+  Var gamma = tape.leaf(arma::ones(1, 3), "gamma");
+  Var beta = tape.leaf(arma::zeros(1, 3), "beta");
+  const ag::NormSteps steps = ag::layernorm_composed_steps(x, gamma, beta, eps);
+  for (const auto& [name, v] : steps.steps) nb::show(name, v.value(), 4);
+
+  // The same numbers by hand, for every row.
+  const arma::mat mean = arma::mean(residual, 1);
+  const arma::mat diff = residual.each_col() - arma::vec(mean);
+  const arma::mat variance = arma::mean(arma::square(diff), 1);
+  const arma::mat y = diff.each_col() / arma::sqrt(arma::vec(variance) + eps);
+  nb::check_close("tape mean against hand mean", steps.steps[0].second.value(), mean, 1e-15);
+  nb::check_close("tape variance against hand variance", steps.steps[3].second.value(), variance, 1e-15);
+  nb::check_close("tape y against hand y", steps.y.value(), y, 1e-14);
+  Var fused = ag::layernorm_fused(x, gamma, beta, eps);
+  nb::check_close("fused y against composed y", fused.value(), steps.y.value(), 1e-12);
+}
+
+// %% [markdown]
+// ## The seed's final table is wrong
+//
+// Seed 000 ends with a "complete LayerNorm output" for the five rows. Its first
+// row, [1.40, -1.52, 0.12], contradicts its own walk-through ([1.17, -1.27, 0.10]),
+// and the other rows disagree with the formula too. Here is the table next to
+// the correct one.
+//
+// There is a check anyone can run without redoing the arithmetic: with gamma = 1
+// and beta = 0, **every output row must have mean 0 and (biased) variance 1**
+// (a hair under 1, because of eps). The seed's rows have mean 0 but variances of
+// 1.43 and 0.47 in rows 0 and 4: they cannot be LayerNorm outputs.
+
+// %%
+NB_CELL {
+  const arma::mat seed_table = {{1.40, -1.52, 0.12},
+                                {-1.15, 1.29, -0.14},
+                                {0.71, 0.70, -1.41},
+                                {1.31, -1.14, -0.17},
+                                {-0.16, 0.91, -0.75}};
+  Tape tape;
+  Var y = ag::layernorm_composed(tape.leaf(residual), tape.leaf(arma::ones(1, 3)), tape.leaf(arma::zeros(1, 3)), eps);
+  const arma::mat& ours = y.value();
+  std::printf("row   seed table              correct (ours)             max |diff|  seed row variance\n");
+  for (arma::uword r = 0; r < 5; ++r) {
+    const arma::rowvec s = seed_table.row(r);
+    const double seed_var = arma::accu(arma::square(s - arma::mean(s))) / 3;
+    std::printf("%-5llu [%5.2f, %5.2f, %5.2f]   [%6.3f, %6.3f, %6.3f]   %.3f       %.2f\n", (unsigned long long)r,
+                s(0), s(1), s(2), ours(r, 0), ours(r, 1), ours(r, 2), arma::abs(s - ours.row(r)).max(), seed_var);
+  }
+  const arma::mat row_var = arma::mean(arma::square(ours.each_col() - arma::mean(ours, 1)), 1);
+  nb::check_close("every correct row has mean 0", arma::mat(arma::mean(ours, 1)), arma::zeros(5, 1), 1e-12);
+  nb::check_close("every correct row has variance 1 (up to eps)", row_var, arma::ones(5, 1), 5e-3);
+  for (arma::uword r = 0; r < 5; ++r) {
+    nb::check(arma::abs(seed_table.row(r) - ours.row(r)).max() > 0.015,
+              "the seed's row " + std::to_string(r) + " differs from the formula by more than rounding");
+  }
+}
+
+// %% [markdown]
+// (Row 4 shows why eps exists: its values are close together, the variance is
+// only 0.0034, and dividing by a small standard deviation magnifies small
+// differences into the full range [-1.4, 1.4].)
+//
+// ## The row [3, 1, 5, 7], with gamma and beta
+//
+// Seed 003 works through one token of four features. Mean 4, variance
+// (1 + 9 + 1 + 9) / 4 = 5, standard deviation sqrt(5) = 2.2361, normalised
+// [-0.4472, -1.3416, 0.4472, 1.3416]. Then gamma = 2 and beta = 1 stretch and shift
+// it: 2 * normalised + 1.
+
+// %%
+NB_CELL {
+  Tape tape;
+  Var x = tape.leaf(arma::mat{{3.0, 1.0, 5.0, 7.0}}, "x");
+  Var ones = tape.leaf(arma::ones(1, 4), "gamma");
+  Var zeros = tape.leaf(arma::zeros(1, 4), "beta");
+  Var normalised = ag::layernorm_composed(x, ones, zeros, eps);
+  Var scaled = ag::layernorm_composed(x, tape.leaf(arma::mat{{2.0, 2.0, 2.0, 2.0}}, "gamma"),
+                                      tape.leaf(arma::ones(1, 4), "beta"), eps);
+  nb::show("normalised (gamma 1, beta 0)", normalised.value(), 5);
+  nb::show("gamma 2, beta 1", scaled.value(), 5);
+  nb::check_close("normalised", normalised.value(), arma::mat{{-0.4472, -1.3416, 0.4472, 1.3416}}, 5e-5);
+  nb::check_close("gamma 2, beta 1", scaled.value(), arma::mat{{0.1056, -1.6833, 1.8944, 3.6833}}, 5e-5);
+  const double std_out = std::sqrt(arma::accu(arma::square(normalised.value())) / 4);
+  std::cout << std::setprecision(7) << "std of the normalised row (biased) = " << std_out
+            << "   (seed 003: 0.999999)\n";
+  nb::check_close("std of the normalised row = sqrt(5 / (5 + eps))", std_out, std::sqrt(5 / (5 + eps)), 1e-12);
+}
+
+// %% [markdown]
+// The seed prints [0.106, -1.684, 1.894, 3.684] for gamma 2 and beta 1; the exact
+// values are [0.1056, -1.6833, 1.8944, 3.6833]. The seed doubled the *rounded*
+// 1.342 (2 x 1.342 = 2.684) instead of 1.34164: a rounding slip, not a
+// different formula. Its "normalized std 0.999999" is right, and eps is why:
+// the normalised row has variance var / (var + eps) = 5 / 5.00001, a hair under 1.
+//
+// ## Biased or unbiased: why seed 003 prints std 1.069044
+//
+// Seed 003 normalises tokens of 8 features and then reports the output's
+// standard deviation as 1.069044, not 1. Nothing is wrong with its LayerNorm: it
+// measured the spread with `torch.std`, which by default is the **unbiased**
+// estimate, dividing by D - 1 = 7 instead of D = 8. LayerNorm made the biased
+// variance (almost) 1, so the unbiased one is 8/7 of it:
+//
+//     unbiased std = sqrt(8 / 7) x biased std = 1.0690450 x 0.9999993 = 1.069044
+//
+// (the last factor is sqrt(var / (var + eps)) again.) We build a token with the
+// seed's statistics (mean 1.410, unbiased std 2.718) and measure both.
+
+// %%
+NB_CELL {
+  // Eight features with mean 1.410 and unbiased std 2.718, like the seed's first token.
+  arma::rowvec token = {0.3, -1.2, 2.5, 0.9, -0.4, 1.8, 3.1, -2.0};
+  token = (token - arma::mean(token)) / arma::stddev(token) * 2.718 + 1.410;  // Armadillo's stddev: N-1
+  Tape tape;
+  Var y = ag::layernorm_fused(tape.leaf(arma::mat(token)), tape.leaf(arma::ones(1, 8)), tape.leaf(arma::zeros(1, 8)));
+  const arma::rowvec out = y.value();
+  const double biased = arma::stddev(out, 1);    // norm_type 1: divide by N
+  const double unbiased = arma::stddev(out, 0);  // norm_type 0 (default): divide by N - 1, like torch.std
+  char printed[32];
+  std::snprintf(printed, sizeof printed, "%.6f", unbiased);
+  std::cout << std::setprecision(7) << "input:  mean " << arma::mean(token) << ", unbiased std " << arma::stddev(token)
+            << "\noutput: mean " << arma::mean(out) << ", biased std " << biased << ", unbiased std " << unbiased
+            << "\nunbiased std printed like the seed (6 decimals): " << printed
+            << "\nsqrt(8/7) = " << std::sqrt(8.0 / 7.0) << "\n";
+  nb::check(std::string(printed) == "1.069044", "the unbiased std of the output prints as 1.069044");
+  nb::check_close("unbiased / biased = sqrt(8/7)", unbiased / biased, std::sqrt(8.0 / 7.0), 1e-12);
+}
+
+// %% [markdown]
+// ## What to remember
+//
+// - LayerNorm works row by row: mean, differences, biased variance (divide by D),
+//   eps inside the square root, divide, then gamma and beta.
+// - With gamma = 1 and beta = 0 every output row has mean 0 and variance just
+//   under 1: a quick test of any table that claims to be a LayerNorm output.
+// - Armadillo's `var`/`stddev` and PyTorch's `torch.std` divide by D - 1 by
+//   default; LayerNorm divides by D. Mixing the two gives sqrt(D / (D - 1)).
+// - The composed tape and the fused node give the same numbers to 1e-12;
+//   lesson 04 shows that their gradients agree too, and where the fused formula
+//   comes from.

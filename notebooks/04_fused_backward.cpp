@@ -1,0 +1,224 @@
+// %% [markdown]
+// # Lesson 04: deriving the fused LayerNorm backward
+//
+// `layernorm_composed` records about a dozen primitive nodes and lets the tape
+// derive the gradient. `layernorm_fused` is one node whose backward is three
+// terms. This lesson derives those three terms from the composed graph, checks
+// them on numbers, and looks at the Jacobian of one row: a picture, and its
+// null space (shifting a row changes nothing, so the gradient cannot see shifts).
+
+// %%
+#include <cmath>
+#include <iostream>
+
+#include "autograd/listing.h"
+#include "notebooks/notebook.h"
+#include "ops/layernorm.h"
+#include "ops/ops.h"
+
+using ag::Tape;
+using ag::Var;
+
+const double eps = 1e-5;
+
+// %% [markdown]
+// ## The composed graph
+//
+// For one row of D features, the forward is
+//
+//     mu    = mean(x)
+//     d     = x - mu
+//     var   = mean(d^2)
+//     std   = sqrt(var + eps),   rstd = 1 / std
+//     xhat  = d / std
+//     y     = gamma * xhat + beta
+//
+// The tape of the composed version lists these nodes (its `mean` is computed
+// twice, `mean(x)` plus `mean(x - mean(x))`, which recovers the rounding error
+// of the first sum: a numerics detail, not part of the math):
+
+// %%
+NB_CELL {
+  Tape tape;
+  Var x = tape.leaf(arma::mat{{3.0, 1.0, 5.0, 7.0}}, "x");
+  Var gamma = tape.leaf(arma::mat{{1.0, 1.0, 1.0, 1.0}}, "gamma");
+  Var beta = tape.leaf(arma::mat{{0.0, 0.0, 0.0, 0.0}}, "beta");
+  ag::layernorm_composed(x, gamma, beta, eps);
+  std::cout << ag::format_tape(tape);
+  nb::check(tape.size() > 10, "the composed LayerNorm records more than 7 nodes after its 3 leaves");
+}
+
+// %% [markdown]
+// ## Backward through the graph, by hand
+//
+// Walk the graph backwards with dy = dL/dy given (one row, D features).
+//
+// 1. y = gamma * xhat + beta gives dgamma = sum over rows of dy * xhat,
+//    dbeta = sum over rows of dy, and **dxhat = dy * gamma**.
+// 2. xhat = d * rstd. x reaches xhat along three paths: directly through d, through
+//    mu (inside d), and through var (inside rstd). Take them one at a time.
+//    - Through var: dvar = sum_j dxhat_j d_j * (-1/2) (var + eps)^(-3/2), and
+//      var = mean(d^2) sends back dvar * 2 d_j / D to each d_j.
+//    - Through d directly: dxhat * rstd, plus the var path's 2 d dvar / D.
+//    - Through mu: d = x - mu, so mu receives minus the sum of everything d got;
+//      mu = mean(x) spreads it back as 1/D to each x_j.
+// 3. Collect and write d = xhat * std. The var path becomes
+//    -rstd * xhat * mean(dxhat * xhat); the mu path becomes -rstd * mean(dxhat)
+//    (its var part vanishes because sum_j d_j = 0). The result:
+//
+//     dx = rstd * ( dxhat  -  mean(dxhat)  -  xhat * mean(dxhat * xhat) )
+//                   ------    -----------     ---------------------------
+//                   direct    through mu      through var
+//
+// Three terms, two row means. The fused node saves only mean and rstd per row
+// and recomputes xhat from x: lesson 08 counts what that saves.
+
+// %%
+NB_CELL {
+  const arma::mat x = {{3.0, 1.0, 5.0, 7.0}, {0.5, -1.5, 2.0, 0.25}};
+  const arma::mat gamma = {{1.5, -0.5, 2.0, 1.0}};
+  const arma::mat beta = {{0.1, 0.2, -0.3, 0.0}};
+  const arma::mat dy = {{0.3, -1.2, 0.8, 0.5}, {-0.7, 0.4, 1.1, -0.2}};
+
+  // The three terms, in plain Armadillo.
+  const arma::vec mu = arma::mean(x, 1);
+  const arma::mat d = x.each_col() - mu;
+  const arma::vec rstd = 1.0 / arma::sqrt(arma::mean(arma::square(d), 1) + eps);
+  const arma::mat xhat = d.each_col() % rstd;
+  arma::mat dxhat = dy;
+  dxhat.each_row() %= gamma;
+  const arma::mat term_direct = dxhat.each_col() % rstd;
+  const arma::mat term_mean = arma::repmat(-rstd % arma::mean(dxhat, 1), 1, 4);
+  const arma::mat term_var = -(xhat.each_col() % (rstd % arma::mean(dxhat % xhat, 1)));
+  const arma::mat dx_formula = term_direct + term_mean + term_var;
+  nb::show("term 1, direct: rstd * dxhat", term_direct);
+  nb::show("term 2, through the mean: -rstd * mean(dxhat)", term_mean);
+  nb::show("term 3, through the variance: -rstd * xhat * mean(dxhat * xhat)", term_var);
+  nb::show("dx = sum of the three terms", dx_formula);
+
+  // The tape's answers, composed and fused.
+  arma::mat dx_composed, dx_fused, dgamma_composed, dgamma_fused;
+  for (int fused = 0; fused < 2; ++fused) {
+    Tape tape;
+    Var vx = tape.leaf(x, "x");
+    Var vg = tape.leaf(gamma, "gamma");
+    Var vb = tape.leaf(beta, "beta");
+    Var y = fused ? ag::layernorm_fused(vx, vg, vb, eps) : ag::layernorm_composed(vx, vg, vb, eps);
+    tape.backward(y, dy);
+    (fused ? dx_fused : dx_composed) = vx.grad();
+    (fused ? dgamma_fused : dgamma_composed) = vg.grad();
+  }
+  nb::check_close("dx: three-term formula against the composed tape", dx_formula, dx_composed, 1e-12);
+  nb::check_close("dx: fused node against the composed tape", dx_fused, dx_composed, 1e-12);
+  nb::check_close("dgamma: sum of dy * xhat against the composed tape", arma::mat(arma::sum(dy % xhat, 0)),
+                  dgamma_composed, 1e-12);
+  nb::check_close("dgamma: fused against composed", dgamma_fused, dgamma_composed, 1e-12);
+  nb::check_close("each row of dx sums to 0", arma::mat(arma::sum(dx_formula, 1)), arma::zeros(2, 1), 1e-12);
+}
+
+// %% [markdown]
+// Every row of dx sums to zero. That is not a coincidence; the Jacobian explains it.
+//
+// ## The Jacobian of one row
+//
+// For one row with gamma = 1, J_ij = dy_i / dx_j. From the formula above (apply it
+// to dy = each unit vector in turn):
+//
+//     J = rstd * ( I  -  (1/D) 1 1^T  -  (1/D) xhat xhat^T )
+//
+// The identity, minus the projection onto the all-ones direction, minus the
+// projection onto xhat. We build J column by column from the tape (D backward
+// passes, one per unit dy) and compare it with the formula.
+
+// %%
+const arma::mat row = {{0.9, -0.4, 2.1, 1.3, -1.6, 0.2}};
+
+arma::mat jacobian_from_tape(const arma::mat& x) {
+  const arma::uword D = x.n_cols;
+  arma::mat J(D, D);
+  for (arma::uword i = 0; i < D; ++i) {
+    Tape tape;
+    Var vx = tape.leaf(x, "x");
+    Var y = ag::layernorm_composed(vx, tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
+    arma::mat unit(1, D, arma::fill::zeros);
+    unit(i) = 1;
+    tape.backward(y, unit);  // row i of J: dy_i / dx
+    J.row(i) = vx.grad();
+  }
+  return J;
+}
+
+NB_CELL {
+  const arma::uword D = row.n_cols;
+  const arma::mat J = jacobian_from_tape(row);
+  const double mu = arma::mean(arma::vectorise(row));
+  const double rstd = 1.0 / std::sqrt(arma::mean(arma::square(arma::vectorise(row) - mu)) + eps);
+  const arma::vec xhat = (arma::vectorise(row) - mu) * rstd;
+  const arma::mat formula =
+      rstd * (arma::eye(D, D) - arma::ones(D, D) / double(D) - xhat * xhat.t() / double(D));
+  nb::show("J from the tape", J, 3);
+  nb::check_close("J from the tape against the formula", J, formula, 1e-12);
+  nb::check_close("J is symmetric (gamma = 1)", J, arma::mat(J.t()), 1e-12);
+  nb::heatmap("jacobian", "LayerNorm Jacobian dy_i/dx_j of the row [0.9, -0.4, 2.1, 1.3, -1.6, 0.2]", J,
+              "j (input feature)", "i (output feature)");
+}
+
+// %% [markdown]
+// The diagonal is positive: raising x_i raises y_i. Off the diagonal,
+// J_ij = -rstd (1 + xhat_i xhat_j) / D. Mostly negative: raising one feature
+// raises the mean, which lowers the other outputs. But features far out on
+// opposite sides of the mean (2.1 and -1.6 here, entries (2, 4) and (4, 2)) have
+// xhat_i xhat_j < -1, and the change of the standard deviation wins: raising
+// x_4 = -1.6 towards the mean shrinks the spread, which stretches y_2 further
+// out. Each row and each column sums to zero.
+//
+// ## The null space: shifting a row changes nothing
+//
+// Add the same constant c to every feature of a row: the mean moves by c, the
+// differences x - mean do not move, so y does not move. In the language of the
+// Jacobian, **J 1 = 0**: the all-ones direction is in J's null space. Because J
+// is symmetric, 1^T J = 0 too, which is why every row of dx sums to zero: dx
+// can never push a row's mean anywhere.
+//
+// A second direction is nearly null: scaling the row, x -> mu + s (x - mu),
+// leaves xhat unchanged (up to eps), so J xhat ~ 0 as well. J has rank D - 2.
+
+// %%
+NB_CELL {
+  const arma::uword D = row.n_cols;
+  const arma::mat J = jacobian_from_tape(row);
+  const arma::vec ones(D, arma::fill::ones);
+  std::cout << "J * ones = " << (J * ones).t();
+
+  Tape tape;
+  Var y0 = ag::layernorm_composed(tape.leaf(row), tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
+  Var y1 = ag::layernorm_composed(tape.leaf(row + 3.7), tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
+  std::cout << "largest change of y when the row is shifted by 3.7: " << arma::abs(y1.value() - y0.value()).max() << "\n";
+
+  arma::vec eigenvalues;
+  arma::mat eigenvectors;
+  arma::eig_sym(eigenvalues, eigenvectors, J);
+  std::cout << "eigenvalues of J: " << eigenvalues.t();
+  const double rstd = 1.0 / arma::stddev(arma::vectorise(row), 1);
+  std::cout << "rstd = " << rstd << "\n";
+  nb::check_close("|J * ones|", arma::norm(J * ones), 0.0, 1e-12);
+  nb::check_close("shifting the row leaves y unchanged", y1.value(), y0.value(), 1e-12);
+  nb::check(std::abs(eigenvalues(0)) < 1e-5 && std::abs(eigenvalues(1)) < 1e-5,
+            "J has two (near-)zero eigenvalues: the shift and the scale directions");
+  nb::check_close("the other D - 2 eigenvalues equal rstd", arma::mat(eigenvalues.tail(D - 2)),
+                  arma::mat(D - 2, 1, arma::fill::value(rstd)), 1e-4 * rstd);
+}
+
+// %% [markdown]
+// J = rstd (I - P), where P projects onto the two directions LayerNorm throws
+// away (shift and, up to eps, scale). So the backward is: scale by rstd, then
+// remove from dxhat its component along 1 (term 2) and along xhat (term 3).
+// That is the three-term formula again, read geometrically.
+//
+// ## What to remember
+//
+// - dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gamma.
+// - The terms come from the three paths from x to y: direct, through the mean, through the variance.
+// - The Jacobian of a row is rstd times a projection; its null space contains the
+//   all-ones direction, so every row of dx sums to zero. That is a free test of any
+//   LayerNorm backward, yours included (assignments/layernorm).

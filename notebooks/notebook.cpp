@@ -1,0 +1,197 @@
+#include "notebooks/notebook.h"
+
+// Armadillo first: it switches on gnuplot-iostream's Armadillo support.
+#include <gnuplot-iostream.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "autograd/listing.h"
+#include "notebooks/markers.h"
+
+namespace nb {
+
+namespace {
+
+struct Cell {
+  int line;
+  CellFn fn;
+};
+
+std::vector<Cell>& cells() {
+  static std::vector<Cell> list;
+  return list;
+}
+
+std::string& images_dir_storage() {
+  static std::string dir;
+  return dir;
+}
+
+// gnuplot's inline data and titles: quote a string for a gnuplot command.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+bool is_png(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, 8);
+  return in.gcount() == 8 && std::string(magic, 8) == "\x89PNG\r\n\x1a\n";
+}
+
+// Prints the image marker once gnuplot has finished writing a valid PNG.
+void report_image(const std::string& name) {
+  const std::string path = images_dir() + "/" + name + ".png";
+  if (!is_png(path)) {
+    throw CheckFailed("plot '" + name + "': gnuplot did not write a PNG to " + path +
+                      " (see gnuplot's message above)");
+  }
+  std::cout << std::flush << kImageMarker << name << ".png" << kMarkerEnd << "\n" << std::flush;
+}
+
+void begin_png(Gnuplot& gp, const std::string& name, int width, int height) {
+  std::filesystem::create_directories(images_dir());
+  gp << "set terminal pngcairo size " << width << "," << height << " font \"DejaVu Sans,10\"\n";
+  gp << "set output " << quoted(images_dir() + "/" + name + ".png") << "\n";
+}
+
+bool skip_without_gnuplot(const std::string& name) {
+  if (have_gnuplot()) return false;
+  std::cout << "(plot '" << name << "' skipped: gnuplot is not installed; apt-get install -y gnuplot-nox)\n";
+  return true;
+}
+
+}  // namespace
+
+bool register_cell(int line, CellFn fn) {
+  cells().push_back({line, fn});
+  return true;
+}
+
+const std::string& images_dir() { return images_dir_storage(); }
+
+bool have_gnuplot() {
+  static const bool found = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+  return found;
+}
+
+// ---- printing ---------------------------------------------------------------
+
+void show(const std::string& label, const arma::mat& m, int digits) {
+  std::cout << label << " (" << m.n_rows << "x" << m.n_cols << ") =\n" << ag::format_matrix(m, digits);
+}
+
+void show(const std::string& label, double x, int digits) {
+  std::cout << label << " = " << std::setprecision(digits) << x << "\n";
+}
+
+// ---- checks -------------------------------------------------------------------
+
+void check(bool ok, const std::string& fact) {
+  if (!ok) throw CheckFailed("this should hold but does not: " + fact);
+  std::cout << "check: " << fact << "  [ok]\n";
+}
+
+void check_close(const std::string& what, double actual, double expected, double tol) {
+  std::ostringstream os;
+  os << std::setprecision(8) << what << " = " << actual << ", expected " << expected << " (tolerance "
+     << std::setprecision(2) << tol << ")";
+  if (!(std::abs(actual - expected) <= tol)) throw CheckFailed(os.str());
+  std::cout << "check: " << os.str() << "  [ok]\n";
+}
+
+void check_close(const std::string& what, const arma::mat& actual, const arma::mat& expected, double tol) {
+  if (actual.n_rows != expected.n_rows || actual.n_cols != expected.n_cols) {
+    throw CheckFailed(what + ": shape " + std::to_string(actual.n_rows) + "x" +
+                      std::to_string(actual.n_cols) + ", expected " + std::to_string(expected.n_rows) +
+                      "x" + std::to_string(expected.n_cols));
+  }
+  const double worst = actual.n_elem ? arma::abs(actual - expected).max() : 0.0;
+  std::ostringstream os;
+  os << what << ": largest difference " << std::setprecision(3) << worst << " (tolerance " << tol << ")";
+  if (!(worst <= tol)) throw CheckFailed(os.str());
+  std::cout << "check: " << os.str() << "  [ok]\n";
+}
+
+// ---- plots --------------------------------------------------------------------
+
+void draw(const Plot& plot) {
+  if (skip_without_gnuplot(plot.name)) return;
+  {
+    Gnuplot gp;  // the PNG is complete when this closes
+    begin_png(gp, plot.name, 800, 480);
+    gp << "set title " << quoted(plot.title) << "\nset xlabel " << quoted(plot.xlabel)
+       << "\nset ylabel " << quoted(plot.ylabel) << "\nset grid\nset key outside right top\n";
+    if (plot.log_x) gp << "set logscale x\nset format x \"10^{%L}\"\n";
+    if (plot.log_y) gp << "set logscale y\nset format y \"10^{%L}\"\n";
+    for (const std::string& line : plot.extra) gp << line << "\n";
+    gp << "plot ";
+    for (std::size_t k = 0; k < plot.series.size(); ++k) {
+      gp << (k ? ", " : "") << "'-' with " << plot.series[k].style << " lw 2 title "
+         << quoted(plot.series[k].title);
+    }
+    gp << "\n";
+    for (const Series& s : plot.series) {
+      gp.send1d(std::make_pair(s.x, s.y));
+    }
+  }
+  report_image(plot.name);
+}
+
+void heatmap(const std::string& name, const std::string& title, const arma::mat& m,
+             const std::string& xlabel, const std::string& ylabel) {
+  if (skip_without_gnuplot(name)) return;
+  {
+    Gnuplot gp;
+    begin_png(gp, name, 640, 560);
+    const double limit = std::max(1e-12, arma::abs(m).max());
+    gp << "set title " << quoted(title) << "\nset xlabel " << quoted(xlabel) << "\nset ylabel "
+       << quoted(ylabel) << "\nset yrange [" << m.n_rows - 0.5 << ":-0.5]\nset xrange [-0.5:"
+       << m.n_cols - 0.5 << "]\nset size ratio -1\nset palette defined (-1 \"#2166ac\", 0 \"white\", 1 \"#b2182b\")\n"
+       << "set cbrange [" << -limit << ":" << limit << "]\n";
+    gp << "$M << EOD\n";  // a datablock: gnuplot reads inline matrices reliably this way
+    for (arma::uword r = 0; r < m.n_rows; ++r) {
+      for (arma::uword c = 0; c < m.n_cols; ++c) gp << (c ? " " : "") << m(r, c);
+      gp << "\n";
+    }
+    gp << "EOD\nplot $M matrix with image notitle, "
+       << "$M matrix using 1:2:(sprintf(\"%.2f\", $3)) with labels font \",9\" notitle\n";
+  }
+  report_image(name);
+}
+
+}  // namespace nb
+
+// ---- the program: run every cell in order ------------------------------------------
+
+int main(int argc, char** argv) {
+  const std::string program = std::filesystem::path(argv[0]).filename().string();
+  std::string lesson = program.rfind("notebook_", 0) == 0 ? program.substr(9) : program;
+  nb::images_dir_storage() = lesson + "_files";
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--out") nb::images_dir_storage() = argv[i + 1];
+  }
+  for (const nb::Cell& cell : nb::cells()) {
+    std::cout << std::flush << nb::kCellMarker << cell.line << nb::kMarkerEnd << "\n" << std::flush;
+    try {
+      cell.fn();
+    } catch (const std::exception& e) {
+      std::cout << std::flush;
+      std::cerr << lesson << ": the cell at line " << cell.line << " failed: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cout << std::flush;
+  return 0;
+}

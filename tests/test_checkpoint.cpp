@@ -1,0 +1,183 @@
+// Checkpoints: a round trip, and every way a file can be wrong, each giving a
+// clear error that names the file (and the parameter) and leaving the model untouched.
+#define BOOST_TEST_MODULE checkpoint
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "data/csv.h"
+#include "nn/mlp.h"
+#include "train/checkpoint.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+  fs::path dir = fs::temp_directory_path() / ("ag-ckpt-" + std::to_string(::getpid()));
+  std::string path = (dir / "model.ckpt").string();
+  ag::Sequential saved = mlp(ag::Norm::LayerNorm, 1);
+  ag::Sequential live = mlp(ag::Norm::LayerNorm, 2);  // the model loads must not harm
+  std::vector<arma::mat> before;
+
+  Fixture() {
+    fs::create_directories(dir);
+    ag::save_checkpoint(path, saved.parameters(), "format=test\n");
+    for (ag::Parameter* p : live.parameters()) before.push_back(p->value());
+  }
+  ~Fixture() { fs::remove_all(dir); }
+
+  static ag::Sequential mlp(ag::Norm norm, std::uint64_t seed, arma::uword hidden = 8) {
+    ag::Rng rng(seed);
+    ag::MlpSpec spec;
+    spec.sizes = {3, hidden, 2};
+    spec.norm = norm;
+    return ag::make_mlp(spec, rng);
+  }
+  std::string bytes() const {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string write(const std::string& contents, const std::string& name = "bad.ckpt") const {
+    const std::string p = (dir / name).string();
+    std::ofstream(p, std::ios::binary) << contents;
+    return p;
+  }
+  // Loads `file` into the live model; returns the error, and checks nothing changed.
+  std::string load_error(const std::string& file) {
+    std::string message = "(no error)";
+    try {
+      ag::load_checkpoint(file, live.parameters());
+    } catch (const ag::DataError& e) {
+      message = e.what();
+    }
+    for (std::size_t i = 0; i < before.size(); ++i) {
+      BOOST_TEST(arma::approx_equal(live.parameters()[i]->value(), before[i], "absdiff", 0.0),
+                 "the live model changed after a failed load of " + file);
+    }
+    BOOST_TEST(message.find(file) != std::string::npos, message);
+    return message;
+  }
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Flips one byte in the middle of a parameter's values.
+std::string with_byte_changed(std::string bytes, std::size_t at) {
+  bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+  return bytes;
+}
+
+void put_u32(std::string& bytes, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(checkpoint, Fixture)
+
+BOOST_AUTO_TEST_CASE(round_trip_restores_every_value_bit_for_bit) {
+  const ag::Checkpoint c = ag::load_checkpoint(path, live.parameters());
+  BOOST_TEST(c.metadata == "format=test\n");
+  for (std::size_t i = 0; i < saved.parameters().size(); ++i) {
+    BOOST_TEST(arma::approx_equal(live.parameters()[i]->value(), saved.parameters()[i]->value(), "absdiff", 0.0));
+    BOOST_TEST(c.params[i].name == saved.parameters()[i]->name());
+  }
+  BOOST_TEST(bytes().compare(0, 8, "AGRADCKP") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_save_keeps_the_previous_file) {
+  const std::string old = bytes();
+  BOOST_CHECK_THROW(ag::save_checkpoint((dir / "no-such-dir" / "model.ckpt").string(), live.parameters(), ""), ag::DataError);
+  const std::string blocker = write("a file", "blocker");
+  BOOST_CHECK_THROW(ag::save_checkpoint(blocker + "/model.ckpt", live.parameters(), ""), ag::DataError);
+  BOOST_TEST(bytes() == old);
+  // A good save replaces it, and leaves no temporary files behind.
+  ag::save_checkpoint(path, live.parameters(), "");
+  BOOST_TEST(bytes() != old);
+  int files = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) files += e.path().filename() != "blocker";
+  BOOST_TEST(files == 1);
+}
+
+BOOST_AUTO_TEST_CASE(empty_file) {
+  BOOST_TEST(contains(load_error(write("")), "empty"));
+}
+
+BOOST_AUTO_TEST_CASE(wrong_magic) {
+  std::string b = bytes();
+  b[0] = 'X';
+  BOOST_TEST(contains(load_error(write(b)), "not an autograd checkpoint"));
+}
+
+BOOST_AUTO_TEST_CASE(garbage_and_text_files) {
+  std::string binary(300, '\0');
+  for (std::size_t i = 0; i < binary.size(); ++i) binary[i] = static_cast<char>((i * 37 + 11) & 0xff);
+  BOOST_TEST(contains(load_error(write(binary)), "not an autograd checkpoint"));
+  BOOST_TEST(contains(load_error(write("epoch,train_loss\n1,0.5\n")), "not an autograd checkpoint"));
+}
+
+BOOST_AUTO_TEST_CASE(wrong_version) {
+  std::string b = bytes();
+  put_u32(b, 8, 7);
+  const std::string msg = load_error(write(b));
+  BOOST_TEST(contains(msg, "version 7 is not supported"), msg);
+}
+
+BOOST_AUTO_TEST_CASE(truncated_anywhere) {
+  const std::string b = bytes();
+  // Cut inside the header, the metadata, a name, a shape, the values, the checksum.
+  for (std::size_t keep : {std::size_t(10), std::size_t(14), std::size_t(30), b.size() / 2, b.size() - 3}) {
+    const std::string msg = load_error(write(b.substr(0, keep)));
+    BOOST_TEST(contains(msg, "truncated"), msg);
+  }
+  // Cut inside the first parameter's values: the message names it.
+  const std::string in_values = load_error(write(b.substr(0, 80)));
+  BOOST_TEST(contains(in_values, "fc1.weight"), in_values);
+}
+
+BOOST_AUTO_TEST_CASE(a_changed_value_fails_the_checksum) {
+  // Offset 70 lies in fc1.weight's values (they start after 32 header bytes, 14 of name, 16 of shape).
+  const std::string msg = load_error(write(with_byte_changed(bytes(), 70)));
+  BOOST_TEST(contains(msg, "checksum"), msg);
+  BOOST_TEST(contains(load_error(write(bytes() + "extra")), "unexpected"));
+}
+
+BOOST_AUTO_TEST_CASE(a_huge_claimed_size_is_refused_before_allocating) {
+  std::string b = bytes();
+  put_u32(b, 12, 0xfffffff0u);  // the metadata length
+  BOOST_TEST(contains(load_error(write(b)), "truncated"));
+  std::string c = bytes();
+  put_u32(c, 12 + 4 + 12, 0x7fffffffu);  // the parameter count (after "format=test\n")
+  const std::string msg = load_error(write(c));
+  BOOST_TEST(contains(msg, "truncated: the name of parameter 7"), msg);
+}
+
+BOOST_AUTO_TEST_CASE(wrong_name) {
+  std::vector<ag::Parameter*> params = saved.parameters();
+  ag::Parameter renamed("fc9.bias", params[1]->value());
+  params[1] = &renamed;
+  ag::save_checkpoint((dir / "renamed.ckpt").string(), params, "");
+  const std::string msg = load_error((dir / "renamed.ckpt").string());
+  BOOST_TEST(contains(msg, "parameter 2 is 'fc9.bias' in the file, the model expects 'fc1.bias'"), msg);
+  ag::Sequential plain = mlp(ag::Norm::None, 1);  // 4 parameters, the live model has 6
+  ag::save_checkpoint((dir / "plain.ckpt").string(), plain.parameters(), "");
+  BOOST_TEST(contains(load_error((dir / "plain.ckpt").string()), "holds 4 parameters, the model has 6"));
+}
+
+BOOST_AUTO_TEST_CASE(wrong_shape) {
+  ag::Sequential wide = mlp(ag::Norm::LayerNorm, 1, 16);
+  ag::save_checkpoint((dir / "wide.ckpt").string(), wide.parameters(), "");
+  const std::string msg = load_error((dir / "wide.ckpt").string());
+  BOOST_TEST(contains(msg, "parameter 'fc1.weight' is 3x16 in the file, the model's is 3x8"), msg);
+}
+
+BOOST_AUTO_TEST_CASE(missing_file) {
+  BOOST_TEST(contains(load_error((dir / "nothing.ckpt").string()), "cannot open"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,261 @@
+#define BOOST_TEST_MODULE cli_errors
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+// Every subcommand, misused every way a student might: the built program must
+// print exactly one line on stderr, exit with status 2, and write nothing.
+namespace fs = std::filesystem;
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A scratch folder per test process: `work` is the program's current folder and must stay empty.
+const fs::path& scratch() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("autograd_cli_errors_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d / "work");
+    std::ofstream(d / "bad.csv") << "a,b,label\n1,x,0\n2,3,1\n";
+    std::ofstream(d / "garbage.ckpt") << "this is not a checkpoint\n";
+    return d;
+  }();
+  return dir;
+}
+
+// Removes the scratch folder when the test program ends.
+struct RemoveScratch {
+  ~RemoveScratch() { fs::remove_all(scratch()); }
+};
+
+Result run_cli(const std::vector<std::string>& args) {
+  std::string cmd = "cd " + quote((scratch() / "work").string()) + " && " + quote(AUTOGRAD_CLI);
+  for (const std::string& a : args) cmd += " " + quote(a);
+  cmd += " </dev/null >" + quote((scratch() / "stdout").string()) + " 2>" + quote((scratch() / "stderr").string());
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = slurp(scratch() / "stdout");
+  r.err = slurp(scratch() / "stderr");
+  return r;
+}
+
+// Files in the program's current folder after a run (it should have made none).
+std::vector<std::string> leftovers() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(scratch() / "work")) names.push_back(e.path().string());
+  fs::remove_all(scratch() / "work");
+  fs::create_directories(scratch() / "work");
+  return names;
+}
+
+// A path that does not exist, inside the scratch folder (checked to stay absent).
+const std::string& missing_file() {
+  static const std::string path = (scratch() / "missing" / "input.csv").string();
+  return path;
+}
+const std::string kUnwritable = "/dev/null/autograd-out";  // under a device: not even root can create it
+
+struct Misuse {
+  std::string command;
+  std::vector<std::string> args;
+};
+
+std::ostream& operator<<(std::ostream& os, const Misuse& m) {
+  os << "autograd " << m.command;
+  for (const std::string& a : m.args) os << " " << a;
+  return os;
+}
+
+// The misuses every subcommand shares, then each one's own.
+std::vector<Misuse> misuses() {
+  std::vector<Misuse> list;
+  const std::vector<std::string> commands = {"demo", "gradcheck", "fuzz", "train", "compare", "eval",
+                                             "bench", "notebook", "grade", "layernorm", "graph"};
+  for (const std::string& c : commands) {
+    list.push_back({c, {"--no-such-option"}});
+    list.push_back({c, {"--no-such-option=3"}});
+  }
+  const std::string bad_csv = (scratch() / "bad.csv").string(), garbage = (scratch() / "garbage.ckpt").string();
+  const std::vector<Misuse> specific = {
+      {"demo", {"extra-argument"}},
+      {"gradcheck", {"mul"}},
+      {"fuzz", {"100"}},
+      {"gradcheck", {"--seed"}},
+      {"gradcheck", {"--seed", "abc"}},
+      {"gradcheck", {"--seed", "-1"}},
+      {"gradcheck", {"--seed", "1.5"}},
+      {"gradcheck", {"--op", "no_such_op"}},
+      {"fuzz", {"--graphs"}},
+      {"fuzz", {"--graphs", "abc"}},
+      {"fuzz", {"--graphs", "0"}},
+      {"fuzz", {"--graphs", "-5"}},
+      {"fuzz", {"--graphs", "nan"}},
+      {"fuzz", {"--graphs", "1e3"}},
+      {"fuzz", {"--seed", "-1"}},
+      {"fuzz", {"--seed", "99999999999999999999999"}},
+      {"train", {"--epochs"}},
+      {"train", {"--epochs", "abc"}},
+      {"train", {"--epochs", "0"}},
+      {"train", {"--epochs", "-1"}},
+      {"train", {"--epochs", "1.5"}},
+      {"train", {"--batch-size", "0"}},
+      {"train", {"--batch-size", "-3"}},
+      {"train", {"--lr", "nan"}},
+      {"train", {"--lr", "inf"}},
+      {"train", {"--lr", "-0.1"}},
+      {"train", {"--lr", "0"}},
+      {"train", {"--lr", "fast"}},
+      {"train", {"--momentum", "nan"}},
+      {"train", {"--validation", "nan"}},
+      {"train", {"--validation", "1"}},
+      {"train", {"--clip", "nan"}},
+      {"train", {"--weight-decay", "-1"}},
+      {"train", {"--seed", "-1"}},
+      {"train", {"--hidden", "0"}},
+      {"train", {"--hidden", "64,,64"}},
+      {"train", {"--hidden", "abc"}},
+      {"train", {"--norm", "batchnorm9"}},
+      {"train", {"--optimizer", "lbfgs"}},
+      {"train", {"--activation", "swish9"}},
+      {"train", {"--dataset", "mnist"}},
+      {"train", {"--dataset", missing_file()}},
+      {"train", {"--dataset", bad_csv}},
+      {"train", {"--epochs", "1", "--out", kUnwritable}},
+      {"compare", {"--tolerance", "nan"}},
+      {"compare", {"--tolerance", "-1"}},
+      {"compare", {"--impl", "composed"}},
+      {"compare", {"--epochs", "0"}},
+      {"compare", {"--lr", "nan"}},
+      {"compare", {"--dataset", missing_file()}},
+      {"compare", {"--epochs", "1", "--out", kUnwritable}},
+      {"eval", {}},
+      {"eval", {"--model"}},
+      {"eval", {"--model", missing_file()}},
+      {"eval", {"--model", garbage}},
+      {"eval", {"--model", garbage, "--split", "test9"}},
+      {"eval", {"--model", garbage, "--seed", "-1"}},
+      {"eval", {"--model", garbage, "--seed", "abc"}},
+      {"bench", {"--repeats"}},
+      {"bench", {"--repeats", "0"}},
+      {"bench", {"--repeats", "-1"}},
+      {"bench", {"--repeats", "abc"}},
+      {"bench", {"--case", "no_such_case"}},
+      {"bench", {"--peer", "maybe"}},
+      {"bench", {"--malloc", "maybe"}},
+      {"notebook", {"no-such-action"}},
+      {"notebook", {"render", "--format", "pdf"}},
+      {"notebook", {"render", "--only", "no_such_lesson"}},
+      {"notebook", {"render", "--source-dir", missing_file()}},
+      {"notebook", {"render", "--bin-dir", missing_file()}},
+      {"notebook", {"render", "--only", "01_tape", "--out", kUnwritable}},
+      {"grade", {"--file", missing_file()}},
+      {"grade", {"--file", bad_csv, "--exercise", "no_such_exercise"}},
+      {"grade", {"--exercise"}},
+      {"layernorm", {"--input", "1,2; 3"}},
+      {"layernorm", {"--input", "1,abc"}},
+      {"layernorm", {"--input", "1,nan"}},
+      {"layernorm", {"--input", ""}},
+      {"layernorm", {"--input"}},
+      {"layernorm", {"--input", "1,2,3", "--eps", "nan"}},
+      {"layernorm", {"--input", "1,2,3", "--eps", "-1"}},
+      {"layernorm", {"--input", "1,2,3", "--eps", "0"}},
+      {"layernorm", {"--input", "1,2,3", "--precision", "0"}},
+      {"layernorm", {"--input", "1,2,3", "--precision", "-1"}},
+      {"layernorm", {"--input", "1,2,3", "--rows", "0"}},
+      {"layernorm", {"--input", "1,2,3", "--rows", "-2"}},
+      {"layernorm", {"--input", "1,2,3", "--seed", "-1"}},
+      {"layernorm", {"--input", "1,2,3", "--gamma", "1,2"}},
+      {"layernorm", {"--input", "1,2,3", "--grad-output", "1,2"}},
+      {"layernorm", {"--input-file", missing_file()}},
+      {"layernorm", {"--input-file", bad_csv}},
+      {"layernorm", {"--input", "1,2,3", "--grad-output-file", missing_file()}},
+      {"layernorm", {"--input", "1,2,3", "--output-file", kUnwritable}},
+      {"graph", {"--what", "no-such-graph"}},
+      {"graph", {"--input", "1,x"}},
+      {"graph", {"--input", "1,2; 3"}},
+      {"graph", {"--out", kUnwritable}},
+      {"graph", {"--png", "g.png"}},
+      {"graph", {"--out", kUnwritable, "--png", "g.png"}},
+  };
+  list.insert(list.end(), specific.begin(), specific.end());
+  return list;
+}
+
+std::vector<int> misuse_indices() {
+  std::vector<int> v;
+  for (std::size_t i = 0; i < misuses().size(); ++i) v.push_back(int(i));
+  return v;
+}
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(RemoveScratch);
+
+BOOST_AUTO_TEST_CASE(every_subcommand_has_misuse_cases) {
+  const Result help = run_cli({"--help"});
+  BOOST_TEST_REQUIRE(help.status == 0);
+  std::set<std::string> covered;
+  for (const Misuse& m : misuses()) covered.insert(m.command);
+  std::istringstream lines(help.out);
+  std::string line;
+  int listed = 0;
+  bool in_commands = false;
+  while (std::getline(lines, line)) {
+    if (line == "commands:") in_commands = true;
+    if (!in_commands || line.rfind("  ", 0) != 0) continue;
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    ++listed;
+    BOOST_TEST(covered.count(name) == 1u, "autograd " << name << " has no misuse cases in this test");
+    BOOST_TEST(run_cli({name, "--help"}).status == 0, "autograd " << name << " --help");
+  }
+  BOOST_TEST(listed >= 5);
+}
+
+BOOST_DATA_TEST_CASE(misuse_gives_one_line_and_status_2, bdata::make(misuse_indices()), index) {
+  const Misuse m = misuses()[index];
+  std::vector<std::string> args = {m.command};
+  args.insert(args.end(), m.args.begin(), m.args.end());
+  const Result r = run_cli(args);
+  BOOST_TEST(r.status == 2, m << ": exit status " << r.status << ", stderr: " << r.err);
+  const std::string prefix = "autograd " + m.command + ": ";
+  BOOST_TEST(r.err.rfind(prefix, 0) == 0u, m << ": stderr does not start with '" << prefix << "': " << r.err);
+  const bool one_line = !r.err.empty() && r.err.find('\n') == r.err.size() - 1;
+  BOOST_TEST(one_line, m << ": stderr is not exactly one line: [" << r.err << "]");
+  BOOST_TEST(leftovers().empty(), m << " left files behind");
+  BOOST_TEST(!fs::exists(kUnwritable));
+  BOOST_TEST(!fs::exists(scratch() / "missing"), m << " created the missing input's folder");
+  fs::remove_all(scratch() / "missing");
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_command_is_one_line_and_status_2) {
+  const Result r = run_cli({"no-such-command"});
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(r.err == "autograd: unknown command 'no-such-command' (autograd --help lists the commands)\n");
+  BOOST_TEST(run_cli({}).status == 2);
+}

@@ -1,0 +1,129 @@
+// `autograd layernorm` and `autograd graph` run as a user runs them: the
+// numbers in the output, exit status 2 and one line on stderr for bad input.
+#define BOOST_TEST_MODULE cli_layernorm
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs `autograd ARGS` through the shell, capturing stdout and stderr in files.
+Run run(const std::string& args) {
+  static std::random_device rd;
+  const fs::path dir = fs::temp_directory_path() / ("ag_cli_ln_" + std::to_string(rd()));
+  fs::create_directories(dir);
+  const std::string cmd = std::string("'") + AUTOGRAD_CLI + "' " + args + " >'" + (dir / "out").string() +
+                          "' 2>'" + (dir / "err").string() + "'";
+  const int raw = std::system(cmd.c_str());
+  Run r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  fs::remove_all(dir);
+  return r;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::size_t lines(const std::string& text) {
+  std::size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(seed003_walkthrough_and_backward) {
+  const Run r = run("layernorm --input \"3,1,5,7\"");
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(r.err.empty());
+  for (const char* part : {"row 1: x = [3, 1, 5, 7]", "= 4\n", "= [-1, -3, 1, 3]", "= [1, 9, 1, 9]", "= 5\n",
+                           "= 2.236", "= [-0.4472, -1.342, 0.4472, 1.342]", "row 1: mean 0, std 1",
+                           "composed vs fused", "fused vs numeric", "layernorm_fused", "12 nodes", "1 node",
+                           "bytes held for backward: composed 104, fused 80", "the true dx is exactly zero"}) {
+    BOOST_TEST(has(r.out, part), "missing '" << part << "' in:\n" << r.out);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gamma_beta_precision_and_csv) {
+  const fs::path csv = fs::temp_directory_path() / ("ag_cli_ln_out_" + std::to_string(std::random_device()()) + ".csv");
+  const Run r = run("layernorm --input \"3,1,5,7\" --gamma 2 --beta 1 --precision 6 --grad-output \"1,0,0,0\""
+                    " --output-file '" + csv.string() + "'");
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(has(r.out, "[0.105574, -1.68328, 1.89443, 3.68328]"), r.out);
+  BOOST_TEST(!has(r.out, "random"));  // dy was given: no footnote
+  const std::string text = slurp(csv);
+  fs::remove(csv);
+  BOOST_TEST(has(text, "quantity,path,row,column,value\n"));
+  BOOST_TEST(has(text, "y,fused,1,4,3.6832"));
+  BOOST_TEST(has(text, "dbeta,numeric,1,1,1"));
+}
+
+BOOST_AUTO_TEST_CASE(rms_mode) {
+  const Run r = run("layernorm --rms --input \"3,1,5,7\"");
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(has(r.out, "mean(x^2)"));
+  BOOST_TEST(has(r.out, "= 21\n"));  // (9 + 1 + 25 + 49) / 4
+  BOOST_TEST(has(r.out, "rmsnorm_fused"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_exits_2_with_one_line) {
+  const fs::path empty = fs::temp_directory_path() / ("ag_cli_ln_empty_" + std::to_string(std::random_device()()) + ".csv");
+  std::ofstream(empty).close();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--input \"3,1,5,7; 1,2\"", "row 2 has 2 values, expected 4"},
+      {"--input \"3,abc,5\"", "'abc' is not a number"},
+      {"--input \"3,1,5\" --eps 0", "--eps"},
+      {"--input \"3,1,5\" --eps -1e-5", "--eps"},
+      {"--input \"3,1,5\" --gamma \"1,2\"", "--gamma has 2 values"},
+      {"--input \"3,1,5\" --beta \"1,2,3,4\"", "--beta has 4 values"},
+      {"--input \"7\"", "at least 2 values per row"},
+      {"--input-file '" + empty.string() + "'", "empty file"},
+      {"--input-file /nonexistent/no.csv", "cannot open"},
+      {"--input \"3,1,5\" --grad-output \"1,2\"", "output gradient is 1x2"},
+      {"--input \"3,1,5\" --precision -1", "--precision"},
+      {"--input \"3,1,5\" --output-file /nonexistent/dir/o.csv", "cannot write"},
+      {"", "--input"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Run r = run("layernorm " + args);
+    BOOST_TEST(r.status == 2, args << " -> exit " << r.status);
+    BOOST_TEST(lines(r.err) == 1u, args << " -> stderr:\n" << r.err);
+    BOOST_TEST(has(r.err, message), args << " -> stderr: " << r.err);
+  }
+  fs::remove(empty);
+}
+
+BOOST_AUTO_TEST_CASE(graph_writes_dot) {
+  const Run composed = run("graph --what layernorm-composed");
+  BOOST_TEST(composed.status == 0, composed.err);
+  BOOST_TEST(has(composed.out, "digraph tape"));
+  BOOST_TEST(has(composed.out, "mean(dim=1)"));
+  BOOST_TEST(has(composed.out, "15 nodes"));
+  const Run fused = run("graph --what layernorm-fused --input \"1,2,3\"");
+  BOOST_TEST(has(fused.out, "#3 layernorm_fused\\n1x3"));
+  BOOST_TEST(has(fused.out, "4 nodes"));
+  BOOST_TEST(run("graph --what nonsense").status == 2);
+  BOOST_TEST(run("graph --out /nonexistent/dir/g.dot").status == 2);
+  BOOST_TEST(run("graph --input \"1,x\"").status == 2);
+}

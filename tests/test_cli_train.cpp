@@ -1,0 +1,158 @@
+// autograd train / compare / eval, run as a program: bad input exits 2 with
+// one line on stderr and writes nothing; good input writes the three outputs.
+#define BOOST_TEST_MODULE cli_train
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+const fs::path& scratch() {
+  static const fs::path dir = fs::temp_directory_path() / ("ag-cli-train-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs `autograd ARGS` (with an optional environment prefix) and captures everything.
+Result run(const std::string& args, const std::string& env = "") {
+  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
+  const std::string command = env + " '" + std::string(AUTOGRAD_CLI) + "' " + args + " >'" + out.string() + "' 2>'" +
+                              err.string() + "'";
+  const int raw = std::system(command.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
+
+int lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+std::string dir(const std::string& name) { return (scratch() / name).string(); }
+
+// Exit 2, exactly one line on stderr containing `expect`, and no output directory.
+void expect_usage_error(const std::string& args, const std::string& expect, const std::string& out_dir) {
+  const Result r = run(args);
+  BOOST_TEST(r.status == 2, args);
+  BOOST_TEST(lines(r.err) == 1, args << " -> " << r.err);
+  BOOST_TEST(r.err.find(expect) != std::string::npos, args << " -> " << r.err);
+  BOOST_TEST(!fs::exists(out_dir), args << " created " << out_dir);
+}
+
+struct Cleanup {
+  ~Cleanup() { fs::remove_all(scratch()); }
+};
+
+}  // namespace
+
+BOOST_GLOBAL_FIXTURE(Cleanup);
+
+BOOST_AUTO_TEST_CASE(bad_options_exit_2_with_one_line_and_write_nothing) {
+  const std::string out = dir("never");
+  expect_usage_error("train --dataset mnist --out " + out, "unknown dataset 'mnist'", out);
+  expect_usage_error("train --dataset nowhere.csv --out " + out, "nowhere.csv", out);
+  expect_usage_error("train --lr abc --out " + out, "--lr", out);
+  expect_usage_error("train --lr -1 --out " + out, "--lr must be a positive number", out);
+  expect_usage_error("train --epochs 0 --out " + out, "--epochs must be at least 1", out);
+  expect_usage_error("train --epochs -3 --out " + out, "--epochs", out);
+  expect_usage_error("train --hidden 64,x --out " + out, "--hidden '64,x'", out);
+  expect_usage_error("train --hidden 64,,8 --out " + out, "--hidden", out);
+  expect_usage_error("train --batch-size 0 --out " + out, "--batch-size", out);
+  expect_usage_error("train --norm batchnorm --out " + out, "unknown norm", out);
+  expect_usage_error("train --bogus 1 --out " + out, "bogus", out);
+  expect_usage_error("compare --norm none,layernorm --impl composed,fused --out " + out, "exactly one", out);
+  expect_usage_error("eval --model " + dir("missing.ckpt"), "cannot open", out);
+}
+
+BOOST_AUTO_TEST_CASE(an_unwritable_out_exits_2) {
+  std::ofstream(scratch() / "a-file") << "x";
+  const std::string out = dir("a-file") + "/run";
+  expect_usage_error("train --dataset moons --epochs 1 --out " + out, "--out", out);
+}
+
+BOOST_AUTO_TEST_CASE(csv_errors_name_the_row_and_column) {
+  std::ofstream(scratch() / "bad.csv") << "a,b,label\n1,2,0\n3,oops,1\n";
+  std::ofstream(scratch() / "good.csv") << "a,b,label\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n";
+  const std::string out = dir("csv-run");
+  expect_usage_error("train --dataset " + dir("bad.csv") + " --out " + out, "row 3, column 2", out);
+  expect_usage_error("train --dataset " + dir("good.csv") + " --label target --out " + out, "no label column 'target'", out);
+}
+
+BOOST_AUTO_TEST_CASE(train_writes_metrics_plot_and_checkpoint_and_eval_reads_it) {
+  const std::string out = dir("moons");
+  const Result r = run("train --dataset moons --hidden 16 --epochs 3 --lr 0.01 --out " + out);
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(r.out.find("epoch 3/3") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find('\r') == std::string::npos);  // not a terminal: plain lines, no progress bar
+  const std::string csv = slurp(out + "/metrics.csv");
+  BOOST_TEST(lines(csv) == 4);
+  BOOST_TEST(csv.rfind("epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds\n", 0) == 0);
+  BOOST_TEST(slurp(out + "/model.ckpt").rfind("AGRADCKP", 0) == 0);
+  if (r.out.find("wrote " + out + "/curves.png") != std::string::npos) {
+    BOOST_TEST(slurp(out + "/curves.png").rfind("\x89PNG\r\n\x1a\n", 0) == 0);
+  }
+  // eval of the validation split repeats the last epoch's validation loss.
+  const Result e = run("eval --model " + out + "/model.ckpt");
+  BOOST_TEST_REQUIRE(e.status == 0, e.err);
+  std::istringstream rows(csv);
+  std::string row, last;
+  while (std::getline(rows, row)) last = row;
+  const double val_loss = std::stod(last.substr(last.find(',', last.find(',') + 1) + 1));
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "loss %.4f", val_loss);
+  BOOST_TEST(e.out.find(expected) != std::string::npos, e.out << " vs " << expected);
+  BOOST_TEST(e.out.find("moons, val (200 samples)") != std::string::npos, e.out);
+  // A model that does not fit the data: exit 2.
+  const Result mismatch = run("eval --model " + out + "/model.ckpt --dataset digits");
+  BOOST_TEST(mismatch.status == 2);
+  BOOST_TEST(lines(mismatch.err) == 1, mismatch.err);
+  // A damaged checkpoint: exit 2, one line naming the file.
+  std::ofstream(out + "/broken.ckpt", std::ios::binary) << slurp(out + "/model.ckpt").substr(0, 100);
+  const Result broken = run("eval --model " + out + "/broken.ckpt");
+  BOOST_TEST(broken.status == 2);
+  BOOST_TEST(lines(broken.err) == 1, broken.err);
+  BOOST_TEST(broken.err.find("broken.ckpt: truncated") != std::string::npos, broken.err);
+}
+
+BOOST_AUTO_TEST_CASE(without_gnuplot_the_csv_is_still_written) {
+  const std::string out = dir("no-gnuplot");
+  const Result r = run("train --dataset xor --hidden 8 --epochs 1 --out " + out, "PATH=/nonexistent");
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  BOOST_TEST(fs::exists(out + "/metrics.csv"));
+  BOOST_TEST(!fs::exists(out + "/curves.png"));
+  BOOST_TEST(r.out.find("gnuplot-nox") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_diverging_run_exits_1_naming_epoch_and_step) {
+  const Result r = run("train --dataset sine --optimizer sgd --lr 1e6 --epochs 3 --out " + dir("diverge"));
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(lines(r.err) == 1, r.err);
+  BOOST_TEST(r.err.find("at epoch 1, step") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(compare_composed_and_fused_prints_the_largest_difference) {
+  const Result r = run("compare --dataset moons --hidden 16 --norm layernorm --impl composed,fused --epochs 2 --out " +
+                       dir("compare"));
+  BOOST_TEST_REQUIRE(r.status == 0, r.err << r.out);
+  BOOST_TEST(r.out.find("largest difference composed vs fused: train loss") != std::string::npos, r.out);
+  BOOST_TEST(slurp(dir("compare") + "/metrics.csv").rfind("run,epoch,", 0) == 0);
+}

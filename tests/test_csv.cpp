@@ -1,0 +1,170 @@
+// CSV reading, matrix literals and atomic writes: values, and errors that name
+// the file, the row, the column and the bad text.
+#define BOOST_TEST_MODULE csv
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "data/csv.h"
+
+using namespace ag;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder per test case, removed afterwards.
+struct TempDir {
+  fs::path dir;
+  TempDir() {
+    std::random_device rd;
+    dir = fs::temp_directory_path() / ("ag_csv_" + std::to_string(rd()) + std::to_string(rd()));
+    fs::create_directories(dir);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+};
+
+// The DataError message of f(), or "" when nothing was thrown.
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(read_csv_file)
+
+BOOST_AUTO_TEST_CASE(values_with_and_without_header) {
+  TempDir t;
+  const std::string p = t.write("a.csv", "x1, x2,label\n1.5,-2,0\n3e2, .25 ,1\r\n\n");
+  const CsvTable with = read_csv(p, true);
+  BOOST_TEST((with.header == std::vector<std::string>{"x1", "x2", "label"}));
+  BOOST_REQUIRE_EQUAL(with.values.n_rows, 2u);
+  BOOST_REQUIRE_EQUAL(with.values.n_cols, 3u);
+  BOOST_TEST(with.values(0, 0) == 1.5);
+  BOOST_TEST(with.values(0, 1) == -2.0);
+  BOOST_TEST(with.values(1, 0) == 300.0);
+  BOOST_TEST(with.values(1, 1) == 0.25);
+  BOOST_TEST(with.values(1, 2) == 1.0);
+
+  const CsvTable without = read_csv(t.write("b.csv", "1,2\n3,4"), false);  // no final newline
+  BOOST_TEST(without.header.empty());
+  BOOST_TEST(arma::approx_equal(without.values, arma::mat{{1, 2}, {3, 4}}, "absdiff", 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(bad_cells_name_file_row_column_and_text) {
+  TempDir t;
+  const std::string p = t.write("bad.csv", "a,b\n1,2\n3,abc\n");
+  const std::string e = error_of([&] { read_csv(p, true); });
+  BOOST_TEST(contains(e, p));
+  BOOST_TEST(contains(e, "row 3, column 2"), e);  // the header is row 1
+  BOOST_TEST(contains(e, "'abc' is not a number"), e);
+
+  const std::string missing = t.write("missing.csv", "1,2,3\n4,,6\n");
+  BOOST_TEST(contains(error_of([&] { read_csv(missing, false); }), "row 2, column 2: missing value"));
+
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "Infinity", "0x10", "1e999", "1.2.3", "--1", "e5", "5e", "+"}) {
+    const std::string q = t.write("n.csv", std::string("1,2\n0,") + bad + "\n");
+    const std::string msg = error_of([&] { read_csv(q, false); });
+    BOOST_TEST(contains(msg, "row 2, column 2"), bad << " -> '" << msg << "'");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(ragged_empty_and_unreadable) {
+  TempDir t;
+  const std::string ragged = t.write("r.csv", "1,2,3\n4,5\n");
+  const std::string e = error_of([&] { read_csv(ragged, false); });
+  BOOST_TEST(contains(e, "row 2 has 2 values, expected 3"), e);
+
+  const std::string longer = t.write("l.csv", "a,b\n1,2\n1,2,3\n");
+  BOOST_TEST(contains(error_of([&] { read_csv(longer, true); }), "row 3 has 3 values, expected 2"));
+
+  BOOST_TEST(contains(error_of([&] { read_csv(t.write("e.csv", ""), false); }), "empty file"));
+  BOOST_TEST(contains(error_of([&] { read_csv(t.write("w.csv", "\n  \n"), false); }), "empty file"));
+  BOOST_TEST(contains(error_of([&] { read_csv(t.write("h.csv", "a,b\n"), true); }), "no data rows"));
+
+  const std::string nope = (t.dir / "does_not_exist.csv").string();
+  const std::string e2 = error_of([&] { read_csv(nope, false); });
+  BOOST_TEST(contains(e2, nope), e2);
+  BOOST_TEST(contains(e2, "cannot open"), e2);
+  BOOST_TEST(contains(error_of([&] { read_csv(t.dir.string(), false); }), "directory"));
+}
+
+// Binary junk must give a clean error with printable text, never a crash.
+BOOST_AUTO_TEST_CASE(binary_junk) {
+  TempDir t;
+  std::string junk(300, '\0');
+  for (std::size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<char>((i * 37) % 256);
+  const std::string e = error_of([&] { read_csv(t.write("j.bin", junk), false); });
+  BOOST_TEST(!e.empty());
+  for (char c : e) BOOST_TEST((c >= 32 && c <= 126));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(matrix_literal)
+
+BOOST_AUTO_TEST_CASE(rows_and_values) {
+  const arma::mat m = parse_matrix("1.133,-0.299,0.503; -0.176,0.911,0.143", "--input");
+  BOOST_TEST(arma::approx_equal(m, arma::mat{{1.133, -0.299, 0.503}, {-0.176, 0.911, 0.143}}, "absdiff", 0.0));
+  BOOST_TEST(arma::approx_equal(parse_matrix(" 3, 1,5 ,7 ;", "--input"), arma::mat{{3, 1, 5, 7}}, "absdiff", 0.0));
+  BOOST_TEST(parse_matrix("2", "--eps").n_elem == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_the_option_and_cell) {
+  const std::string ragged = error_of([] { parse_matrix("1,2,3; 4,5", "--input"); });
+  BOOST_TEST(contains(ragged, "--input: row 2 has 2 values, expected 3"), ragged);
+  const std::string word = error_of([] { parse_matrix("1,x,3", "--gamma"); });
+  BOOST_TEST(contains(word, "--gamma: row 1, column 2: 'x' is not a number"), word);
+  BOOST_TEST(contains(error_of([] { parse_matrix("", "--input"); }), "--input: row 1 is empty"));
+  BOOST_TEST(contains(error_of([] { parse_matrix("1,2;;3,4", "--input"); }), "row 2 is empty"));
+  BOOST_TEST(contains(error_of([] { parse_matrix("1,,2", "--input"); }), "column 2: missing value"));
+  BOOST_TEST(contains(error_of([] { parse_matrix("1,nan", "--input"); }), "'nan' is not a number"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(atomic_write)
+
+BOOST_AUTO_TEST_CASE(writes_replaces_and_leaves_no_temporaries) {
+  TempDir t;
+  const std::string p = (t.dir / "out.csv").string();
+  write_file_atomic(p, "first\n");
+  write_file_atomic(p, "second,1\n");
+  std::ifstream in(p);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(text == "second,1\n");
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(t.dir)) {
+    (void)entry;
+    ++files;
+  }
+  BOOST_TEST(files == 1u);  // the temporary file was renamed, not left behind
+}
+
+BOOST_AUTO_TEST_CASE(bad_path_is_a_data_error) {
+  TempDir t;
+  const std::string p = (t.dir / "no_such_folder" / "out.csv").string();
+  const std::string e = error_of([&] { write_file_atomic(p, "x"); });
+  BOOST_TEST(contains(e, p), e);
+  BOOST_TEST(contains(e, "cannot write"), e);
+  BOOST_TEST(contains(error_of([&] { write_file_atomic(t.dir.string(), "x"); }), "cannot write"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

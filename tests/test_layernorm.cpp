@@ -1,0 +1,285 @@
+// LayerNorm, RMSNorm and BatchNorm: the seeds' worked examples as literal
+// numbers, composed against fused, gradcheck, and the numerics edge cases.
+#define BOOST_TEST_MODULE layernorm
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "autograd/gradcheck.h"
+#include "ops/layernorm.h"
+#include "ops/norm_compare.h"
+#include "ops/ops.h"
+
+using namespace ag;
+namespace tt = boost::test_tools;
+
+namespace {
+
+// Seed 000 (residual output matrix), one token per row.
+const arma::mat kSeed000 = {{1.133, -0.299, 0.503},
+                            {-0.176, 0.911, 0.143},
+                            {0.766, 0.781, -0.518},
+                            {1.601, -0.669, 0.368},
+                            {0.663, 0.779, 0.648}};
+
+arma::mat ones_row(arma::uword d) { return arma::mat(1, d, arma::fill::ones); }
+arma::mat zeros_row(arma::uword d) { return arma::mat(1, d, arma::fill::zeros); }
+
+arma::mat random_mat(arma::uword r, arma::uword c, std::mt19937_64& rng, double scale = 1.0) {
+  std::normal_distribution<double> n(0.0, scale);
+  arma::mat m(r, c);
+  for (double& v : m) v = n(rng);
+  return m;
+}
+
+arma::mat run(bool fused, const arma::mat& x, const arma::mat& gamma, const arma::mat& beta,
+              double eps = 1e-5) {
+  Tape t;
+  Var xv = t.leaf(x), g = t.leaf(gamma), b = t.leaf(beta);
+  return (fused ? layernorm_fused(xv, g, b, eps) : layernorm_composed(xv, g, b, eps)).value();
+}
+
+void check_small(const arma::mat& got, const arma::mat& want, double tol) {
+  for (arma::uword k = 0; k < got.n_elem; ++k) BOOST_CHECK_SMALL(got(k) - want(k), tol);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(seeds)
+
+// Seed 000 walks the first row by hand: mean 0.446, variance 0.343, std 0.586,
+// normalised [1.17, -1.27, 0.10]. Every step is a Var on the composed tape.
+BOOST_AUTO_TEST_CASE(seed000_first_row_walkthrough) {
+  Tape t;
+  NormSteps s = layernorm_composed_steps(t.leaf(kSeed000), t.leaf(ones_row(3)), t.leaf(zeros_row(3)));
+  BOOST_REQUIRE_EQUAL(s.steps.size(), 8u);
+  const double tol = 1e-6;
+  BOOST_CHECK_SMALL(s.steps[0].second.value()(0) - 0.4456667, tol);                    // mean
+  check_small(s.steps[1].second.value().row(0), arma::mat{{0.6873333, -0.7446667, 0.0573333}}, tol);
+  check_small(s.steps[2].second.value().row(0), arma::mat{{0.4724271, 0.5545284, 0.0032871}}, tol);
+  BOOST_CHECK_SMALL(s.steps[3].second.value()(0) - 0.3434142, tol);                    // variance
+  BOOST_CHECK_SMALL(s.steps[4].second.value()(0) - 0.3434242, tol);                    // + eps
+  BOOST_CHECK_SMALL(s.steps[5].second.value()(0) - 0.5860241, tol);                    // std
+  // The seed rounds to [1.17, -1.27, 0.10]; from its rounded 0.687/0.586 one gets
+  // 1.1724, and a figure of 1.174 quoted elsewhere is off by 0.001: the exact row is below.
+  check_small(s.steps[6].second.value().row(0), arma::mat{{1.1728756, -1.2707100, 0.0978344}}, tol);
+  check_small(s.y.value().row(0), arma::mat{{1.1728756, -1.2707100, 0.0978344}}, tol);
+}
+
+// Every row of seed 000's 5x3 table, computed by hand (two-pass, biased
+// variance, eps = 1e-5). The seed's printed "Complete LayerNorm Output" table
+// is WRONG in every row; even its first row [1.40, -1.52, 0.12] contradicts
+// its own walk-through [1.17, -1.27, 0.10]. Seed minus truth, per row:
+//   row 1: [+0.227, -0.249, +0.022]   row 2: [-0.123, -0.065, +0.188]
+//   row 3: [+0.015, -0.019, +0.004]   row 4: [+0.052, +0.048, -0.100]
+//   row 5: [+0.414, -0.494, +0.080]   (largest error: 0.494)
+BOOST_AUTO_TEST_CASE(seed000_every_row) {
+  const arma::mat expected = {{1.1728756, -1.2707100, 0.0978344},
+                              {-1.0272784, 1.3553353, -0.3280569},
+                              {0.6947433, 0.7193796, -1.4141230},
+                              {1.2584245, -1.1880131, -0.0704114},
+                              {-0.5742716, 1.4044069, -0.8301352}};
+  const arma::vec means = {0.4456667, 0.2926667, 0.3430000, 0.4333333, 0.6966667};
+  const arma::vec variances = {0.3434142, 0.2081282, 0.3706980, 0.8609509, 0.0034269};
+  for (bool fused : {false, true}) check_small(run(fused, kSeed000, ones_row(3), zeros_row(3)), expected, 1e-6);
+  Tape t;
+  NormSteps s = layernorm_composed_steps(t.leaf(kSeed000), t.leaf(ones_row(3)), t.leaf(zeros_row(3)));
+  check_small(s.steps[0].second.value(), means, 1e-6);
+  check_small(s.steps[3].second.value(), variances, 1e-6);
+  // The seed's table, for the record: it is far from the truth.
+  const arma::mat seed_table = {{1.40, -1.52, 0.12}, {-1.15, 1.29, -0.14}, {0.71, 0.70, -1.41},
+                                {1.31, -1.14, -0.17}, {-0.16, 0.91, -0.75}};
+  BOOST_TEST(arma::abs(seed_table - expected).max() > 0.49);
+}
+
+// Seed 003: [3, 1, 5, 7] -> [-0.4472, -1.3416, 0.4472, 1.3416]; with gamma 2 and
+// beta 1 -> [0.106, -1.683, 1.894, 3.683]. (The seed prints -1.684 and 3.684,
+// from doubling the already rounded 1.342; the exact values are -1.68328 and 3.68328.)
+BOOST_AUTO_TEST_CASE(seed003_row) {
+  const arma::mat x = {{3, 1, 5, 7}};
+  for (bool fused : {false, true}) {
+    check_small(run(fused, x, ones_row(4), zeros_row(4)), arma::mat{{-0.4472131, -1.3416394, 0.4472131, 1.3416394}}, 1e-6);
+    check_small(run(fused, x, 2 * ones_row(4), ones_row(4)), arma::mat{{0.1055737, -1.6832789, 1.8944263, 3.6832789}}, 1e-6);
+  }
+  Tape t;
+  NormSteps s = layernorm_composed_steps(t.leaf(x), t.leaf(ones_row(4)), t.leaf(zeros_row(4)));
+  BOOST_TEST(s.steps[0].second.value()(0) == 4.0);   // mean, exactly
+  BOOST_TEST(s.steps[3].second.value()(0) == 5.0);   // variance, exactly
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(composed_vs_fused)
+
+// Forward within 1e-12 and every gradient within 1e-10 (norm-wise relative), in double.
+BOOST_AUTO_TEST_CASE(agree_on_random_inputs) {
+  std::mt19937_64 rng(7);
+  const std::vector<std::pair<arma::uword, arma::uword>> shapes = {{1, 3}, {2, 4}, {5, 3}, {7, 16}, {33, 64}, {128, 257}};
+  for (bool rms : {false, true}) {
+    for (auto [n, d] : shapes) {
+      NormInputs in{random_mat(n, d, rng, 3.0) + 1.5, random_mat(1, d, rng) + 1.0, random_mat(1, d, rng),
+                    random_mat(n, d, rng), 1e-5, rms};
+      const NormComparison c = compare_norm(in, false);
+      for (const NormDiff& diff : c.diffs) {
+        const double tol = diff.quantity == "y" ? 1e-12 : 1e-10;
+        BOOST_TEST(diff.max_rel <= tol, (rms ? "rms " : "ln ") << n << "x" << d << " " << diff.quantity
+                                                               << " rel " << diff.max_rel);
+      }
+      BOOST_TEST(c.composed.nodes == (rms ? 6u : 12u));
+      BOOST_TEST(c.fused.nodes == 1u);
+    }
+  }
+}
+
+// Both against the independent long-double reference and its finite differences.
+BOOST_AUTO_TEST_CASE(agree_with_finite_differences) {
+  std::mt19937_64 rng(11);
+  for (bool rms : {false, true}) {
+    NormInputs in{random_mat(6, 9, rng, 2.0), random_mat(1, 9, rng) + 1.0, random_mat(1, 9, rng),
+                  random_mat(6, 9, rng), 1e-5, rms};
+    const NormComparison c = compare_norm(in, true);
+    BOOST_TEST(c.numeric.ran);
+    BOOST_TEST(c.worst_rel("composed", "numeric") < 1e-8);
+    BOOST_TEST(c.worst_rel("fused", "numeric") < 1e-8);
+  }
+}
+
+// Saved bytes: composed keeps x - mean, the normalised x, std and gamma; fused
+// keeps x and gamma (references to its inputs) plus mean and rstd per row.
+BOOST_AUTO_TEST_CASE(bytes_held_for_backward) {
+  for (auto [n, d] : std::vector<std::pair<arma::uword, arma::uword>>{{2, 4}, {64, 48}}) {
+    NormInputs in{arma::randn(n, d), arma::randn(1, d), arma::randn(1, d), arma::randn(n, d)};
+    const NormComparison c = compare_norm(in, false);
+    BOOST_TEST(c.composed.saved_bytes == 8 * (2 * n * d + n + d));
+    BOOST_TEST(c.fused.saved_bytes == 8 * (n * d + d + 2 * n));
+  }
+}
+
+// gradcheck with its random-weighted loss <w, y>, on every input.
+BOOST_AUTO_TEST_CASE(gradcheck_every_norm) {
+  std::mt19937_64 rng(3);
+  const std::vector<arma::mat> three = {random_mat(4, 6, rng, 2.0), random_mat(1, 6, rng) + 1.0, random_mat(1, 6, rng)};
+  const std::vector<arma::mat> two = {three[0], three[1]};
+  using V = const std::vector<Var>&;
+  const std::vector<std::pair<const char*, TapeFunction>> with_beta = {
+      {"layernorm_composed", [](Tape&, V v) { return layernorm_composed(v[0], v[1], v[2]); }},
+      {"layernorm_fused", [](Tape&, V v) { return layernorm_fused(v[0], v[1], v[2]); }},
+      {"batchnorm_composed", [](Tape&, V v) { return batchnorm_composed(v[0], v[1], v[2]); }}};
+  for (const auto& [name, f] : with_beta) {
+    const GradcheckReport r = gradcheck(f, three, {}, {"x", "gamma", "beta"});
+    BOOST_TEST(r.passed, name << ":\n" << r.summary());
+  }
+  for (bool fused : {false, true}) {
+    TapeFunction f = [fused](Tape&, V v) { return fused ? rmsnorm_fused(v[0], v[1]) : rmsnorm_composed(v[0], v[1]); };
+    const GradcheckReport r = gradcheck(f, two, {}, {"x", "gamma"});
+    BOOST_TEST(r.passed, "rmsnorm fused=" << fused << ":\n" << r.summary());
+  }
+}
+
+// Only dgamma/dbeta when x is a constant (an input batch): the fused node skips dx.
+BOOST_AUTO_TEST_CASE(fused_with_constant_x) {
+  const arma::mat x = arma::randn(5, 4), dy = arma::randn(5, 4);
+  Tape t1, t2;
+  Var g1 = t1.leaf(ones_row(4)), b1 = t1.leaf(zeros_row(4)), g2 = t2.leaf(ones_row(4)), b2 = t2.leaf(zeros_row(4));
+  Var y1 = layernorm_fused(t1.constant(x), g1, b1), y2 = layernorm_composed(t2.constant(x), g2, b2);
+  t1.backward(y1, dy);
+  t2.backward(y2, dy);
+  check_small(g1.grad(), g2.grad(), 1e-12);
+  check_small(b1.grad(), b2.grad(), 1e-12);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(numerics)
+
+// A constant row has no spread: y must be beta exactly, and gradients finite,
+// even where sum(x)/D rounds away from the constant (0.1 * 7, 1/3 * 768 ...).
+BOOST_AUTO_TEST_CASE(constant_row_gives_beta_exactly) {
+  for (arma::uword d : {3u, 7u, 10u, 768u}) {
+    for (double c : {0.1, 1.0 / 3.0, -7.3, 2.5, 1e8 + 0.1}) {
+      arma::mat x(2, d, arma::fill::value(c));
+      x.row(1) = arma::linspace<arma::rowvec>(-1, 2, d);  // a normal row alongside
+      const arma::mat beta = arma::linspace<arma::rowvec>(0.5, -0.5, d);
+      const arma::mat gamma = 1.5 * ones_row(d);
+      for (bool fused : {false, true}) {
+        Tape t;
+        Var xv = t.leaf(x), g = t.leaf(gamma), b = t.leaf(beta);
+        Var y = fused ? layernorm_fused(xv, g, b) : layernorm_composed(xv, g, b);
+        for (arma::uword j = 0; j < d; ++j) {
+          BOOST_TEST(y.value()(0, j) == beta(j), "fused=" << fused << " c=" << c << " D=" << d << " j=" << j);
+        }
+        t.backward(y, arma::mat(2, d, arma::fill::randn));
+        BOOST_TEST(xv.grad().is_finite());
+        BOOST_TEST(g.grad().is_finite());
+      }
+    }
+  }
+}
+
+// Values near 1e8 with spread ~1: two-pass statistics keep every digit that
+// matters; E[x^2] - E[x]^2 would lose them all (x^2 ~ 1e16 has an ulp of 2).
+BOOST_AUTO_TEST_CASE(huge_offset_matches_reference) {
+  std::mt19937_64 rng(5);
+  const arma::mat x = random_mat(3, 16, rng) + 1e8;
+  NormInputs in{x, random_mat(1, 16, rng) + 1.0, random_mat(1, 16, rng), random_mat(3, 16, rng)};
+  const arma::mat ref = norm_reference(in);
+  for (bool fused : {false, true}) {
+    const arma::mat y = run(fused, in.x, in.gamma, in.beta);
+    BOOST_TEST(arma::abs(y - ref).max() / arma::abs(ref).max() < 1e-6, "fused=" << fused);
+  }
+  // The test can fail: the one-pass formula is off by far more than 1e-6.
+  const arma::mat naive_var = arma::mean(arma::square(x), 1) - arma::square(arma::mean(x, 1));
+  const arma::mat good_var = arma::var(x, 1, 1);  // norm_type 1: divide by D
+  BOOST_TEST(arma::abs(naive_var - good_var).max() > 1e-3);
+}
+
+// BatchNorm normalises each column over the batch: it is LayerNorm of the transpose.
+BOOST_AUTO_TEST_CASE(batchnorm_is_layernorm_of_the_transpose) {
+  const arma::mat x = arma::randn(6, 3) * 2 + 1;
+  Tape t;
+  Var bn = batchnorm_composed(t.leaf(x), t.leaf(ones_row(3)), t.leaf(zeros_row(3)));
+  Var ln = layernorm_composed(t.leaf(x.t()), t.leaf(ones_row(6)), t.leaf(zeros_row(6)));
+  check_small(bn.value(), ln.value().t(), 1e-12);
+  check_small(arma::mean(bn.value(), 0), zeros_row(3), 1e-12);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(errors)
+
+void expect_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
+  try {
+    f();
+    BOOST_ERROR("no ag::Error thrown; expected one mentioning " << parts.front());
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    for (const std::string& p : parts) BOOST_TEST(what.find(p) != std::string::npos, "'" << what << "' lacks '" << p << "'");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_arguments_name_the_op_and_shapes) {
+  Tape t;
+  Var x = t.leaf(arma::randn(5, 3)), g3 = t.leaf(ones_row(3)), b3 = t.leaf(zeros_row(3));
+  Var g4 = t.leaf(ones_row(4)), one = t.leaf(arma::randn(5, 1)), g1 = t.leaf(ones_row(1));
+  expect_error([&] { layernorm_fused(x, g4, b3); }, {"layernorm_fused", "gamma", "1x3", "5x3", "1x4"});
+  expect_error([&] { layernorm_composed(x, g3, g4); }, {"layernorm_composed", "beta", "1x3", "1x4"});
+  expect_error([&] { layernorm_fused(x, g3, b3, 0.0); }, {"layernorm_fused", "eps", "positive"});
+  expect_error([&] { layernorm_composed(x, g3, b3, -1e-5); }, {"layernorm_composed", "eps"});
+  expect_error([&] { layernorm_fused(x, g3, b3, std::nan("")); }, {"eps"});
+  expect_error([&] { layernorm_fused(one, g1, g1); }, {"layernorm_fused", "at least 2", "5x1"});
+  expect_error([&] { layernorm_composed(one, g1, g1); }, {"layernorm_composed", "at least 2"});
+  expect_error([&] { rmsnorm_fused(x, g4); }, {"rmsnorm_fused", "gamma", "1x4"});
+  expect_error([&] { rmsnorm_composed(x, g3, 0.0); }, {"rmsnorm_composed", "eps"});
+  Var row = t.leaf(arma::randn(1, 3));
+  expect_error([&] { batchnorm_composed(row, g3, b3); }, {"batchnorm_composed", "at least 2", "1x3"});
+}
+
+BOOST_AUTO_TEST_CASE(rmsnorm_allows_one_feature) {
+  Tape t;
+  const arma::mat x = arma::vec{-2.0, 3.0};  // 2x1
+  Var y = rmsnorm_fused(t.leaf(x), t.leaf(ones_row(1)), 1e-12);
+  check_small(y.value(), arma::vec{-1.0, 1.0}, 1e-9);  // x / |x|
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,76 @@
+// The text a checkpoint carries about its model and data, so `autograd eval`
+// can rebuild the same network and the same validation split.
+#include <map>
+#include <sstream>
+
+#include "data/csv.h"
+#include "train/trainer.h"
+
+namespace ag {
+
+std::string describe_run(const TrainConfig& config, const MlpSpec& spec) {
+  std::ostringstream out;
+  out << "format=autograd-mlp\nsizes=";
+  for (std::size_t i = 0; i < spec.sizes.size(); ++i) out << (i ? "," : "") << spec.sizes[i];
+  out << "\nnorm=" << norm_name(spec.norm) << "\nimpl=" << impl_name(spec.impl)
+      << "\nactivation=" << activation_name(spec.activation) << "\ndataset=" << config.dataset
+      << "\nlabel=" << config.label_column << "\nseed=" << config.seed
+      << "\nvalidation_fraction=" << config.validation_fraction << "\n";
+  return out.str();
+}
+
+namespace {
+
+std::map<std::string, std::string> parse_lines(const std::string& text) {
+  std::map<std::string, std::string> fields;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t eq = line.find('=');
+    if (eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return fields;
+}
+
+std::vector<arma::uword> parse_sizes(const std::string& text) {
+  std::vector<arma::uword> sizes;
+  std::istringstream in(text);
+  std::string cell;
+  while (std::getline(in, cell, ',')) {
+    if (cell.empty() || cell.find_first_not_of("0123456789") != std::string::npos || cell.size() > 9) {
+      throw Error("bad layer size '" + cell + "'");
+    }
+    sizes.push_back(std::stoul(cell));
+    if (sizes.back() == 0) throw Error("a layer size is 0");
+  }
+  if (sizes.size() < 2) throw Error("fewer than 2 layer sizes");
+  return sizes;
+}
+
+}  // namespace
+
+RunDescription parse_run_description(const std::string& text, const std::string& path) {
+  std::map<std::string, std::string> f = parse_lines(text);
+  if (f["format"] != "autograd-mlp") throw DataError(path + ": the checkpoint does not describe an autograd MLP");
+  RunDescription d;
+  try {
+    d.spec.sizes = parse_sizes(f["sizes"]);
+    d.spec.norm = parse_norm(f["norm"]);
+    d.spec.impl = parse_impl(f["impl"]);
+    d.spec.activation = parse_activation(f["activation"]);
+    d.spec.init = d.spec.activation == Activation::Tanh ? Init::Xavier : Init::Kaiming;
+    d.config.hidden.assign(d.spec.sizes.begin() + 1, d.spec.sizes.end() - 1);
+    d.config.norm = d.spec.norm;
+    d.config.impl = d.spec.impl;
+    d.config.activation = d.spec.activation;
+    d.config.dataset = f["dataset"];
+    d.config.label_column = f["label"];
+    d.config.seed = std::stoull(f["seed"]);
+    d.config.validation_fraction = std::stod(f["validation_fraction"]);
+  } catch (const std::exception& e) {
+    throw DataError(path + ": the checkpoint's model description is damaged (" + e.what() + ")");
+  }
+  return d;
+}
+
+}  // namespace ag
