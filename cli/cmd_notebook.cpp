@@ -121,7 +121,9 @@ int cmd_notebook(const std::vector<std::string>& args) {
   }
   const fs::path bin_dir = bin.empty() ? program_dir().parent_path() / "notebooks" : fs::path(bin);
   const fs::path out_dir = out.empty() ? bin_dir : fs::path(out);
-  fs::create_directories(out_dir);
+  if (!fs::is_directory(bin_dir)) {
+    throw UsageError("--bin-dir '" + bin_dir.string() + "' is not a folder of built lessons (build the project first)");
+  }
   setenv("OPENBLAS_NUM_THREADS", "1", 0);  // the same sums, and the same output, every run
 
   std::vector<std::string> chosen = all;
@@ -135,6 +137,7 @@ int cmd_notebook(const std::vector<std::string>& args) {
       chosen.push_back(name);
     }
   }
+  fs::create_directories(out_dir);
   for (const std::string& name : chosen) {
     render_one(name, source_dir, bin_dir, out_dir, format.find("md") != std::string::npos,
                format.find("html") != std::string::npos);

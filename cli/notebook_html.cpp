@@ -79,6 +79,9 @@ std::string prose_to_html(const std::string& text) {
       in_code = !in_code;
     } else if (in_code) {
       html << escape(line) << "\n";
+    } else if (line.rfind("    ", 0) == 0) {  // an indented code block (formulas)
+      close_blocks();
+      html << "<pre class=\"prose\">" << escape(line.substr(4)) << "</pre>\n";
     } else if (line.empty()) {
       close_blocks();
     } else if (line[0] == '#') {
@@ -119,7 +122,7 @@ std::string to_html(const std::vector<NotebookCell>& cells, const std::string& t
   std::ostringstream html;
   html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << escape(title) << "</title>\n"
        << "<style>body{max-width:60rem;margin:2rem auto;font-family:sans-serif;line-height:1.45;padding:0 1rem}"
-       << "pre{padding:.6rem;overflow-x:auto;font-size:.85rem}pre.code{background:#f4f4f8;border-left:3px solid #557}"
+       << "pre{padding:.6rem;margin:.2rem 0;overflow-x:auto;font-size:.85rem}pre.code{background:#f4f4f8;border-left:3px solid #557}"
        << "pre.output{background:#fff;border-left:3px solid #aaa}pre.prose{background:#f8f8f8}"
        << "img{max-width:100%;display:block;margin:.5rem 0}code{background:#f0f0f0;padding:0 .2rem}</style>\n"
        << "</head><body>\n";

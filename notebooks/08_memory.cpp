@@ -112,12 +112,12 @@ NB_CELL {
       if (n == 4096 && !rms && fused) ratio_beyond_x = (composed_mb.back() - x_mb) / (mb - x_mb);
     }
   }
-  nb::Plot plot{"saved_bytes", "Bytes held for backward, d_model = 768", "tokens (rows)", "MB held for backward",
-                true, true, {}, {"set key top left"}};
-  plot.add("LayerNorm composed", tokens, composed_mb, "linespoints");
-  plot.add("LayerNorm fused", tokens, fused_mb, "linespoints");
-  plot.add("RMSNorm composed", tokens, rms_composed_mb, "linespoints");
-  plot.add("RMSNorm fused", tokens, rms_fused_mb, "linespoints");
+  nb::Plot plot{"saved_bytes", "Bytes held for backward, 768 features per token", "tokens (rows)",
+                "MB held for backward", true, true, {}, {"set key inside top left"}};
+  plot.add("LayerNorm composed", tokens, composed_mb, "linespoints pt 7 ps 1.5");
+  plot.add("LayerNorm fused", tokens, fused_mb, "linespoints pt 7 ps 1.5");
+  plot.add("RMSNorm composed (on top of LayerNorm's)", tokens, rms_composed_mb, "lines dt 2 lw 3");
+  plot.add("RMSNorm fused (on top of LayerNorm's)", tokens, rms_fused_mb, "lines dt 2 lw 3");
   nb::draw(plot);
   std::printf("at 4096 tokens, beyond x the composed LayerNorm holds %.0fx what the fused one does\n", ratio_beyond_x);
   nb::check(composed_mb.back() > 1.9 * fused_mb.back(), "composed LayerNorm holds about 2x the bytes of the fused one");
@@ -125,6 +125,10 @@ NB_CELL {
 }
 
 // %% [markdown]
+// RMSNorm's curves lie on LayerNorm's: its composed graph also keeps two N x D
+// tensors (x for `square` and `div`, and x / rms for `mul`), and its fused node
+// also keeps x plus a number or two per row.
+//
 // Both grow linearly with the number of tokens. The composed graph keeps two
 // N x D intermediates of its own (x - mean, saved by `square` and `div`, and
 // xhat, saved by `mul`); the fused node keeps x, which the layer before keeps

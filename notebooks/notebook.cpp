@@ -138,8 +138,9 @@ void draw(const Plot& plot) {
     for (const std::string& line : plot.extra) gp << line << "\n";
     gp << "plot ";
     for (std::size_t k = 0; k < plot.series.size(); ++k) {
-      gp << (k ? ", " : "") << "'-' with " << plot.series[k].style << " lw 2 title "
-         << quoted(plot.series[k].title);
+      const std::string& style = plot.series[k].style;
+      gp << (k ? ", " : "") << "'-' with " << style << (style.find("lw") == std::string::npos ? " lw 2" : "")
+         << " title " << quoted(plot.series[k].title);
     }
     gp << "\n";
     for (const Series& s : plot.series) {
