@@ -26,6 +26,8 @@ Tape& tape_of(const char* op, Var a) {
 
 Tape& tape_of(const char* op, Var a, Var b) {
   Tape& t = tape_of(op, a);
+  if (b.tape == nullptr)
+    throw Error(std::string(op) + ": the second input is an empty Var (never recorded on a tape)");
   if (b.tape != a.tape) throw Error(std::string(op) + ": the two inputs were recorded on different tapes");
   t.check(b, op);
   return t;

@@ -10,16 +10,26 @@ bool parse_options(const std::string& command, const std::string& summary,
                    po::options_description& options, const std::vector<std::string>& args,
                    po::variables_map& vm, const po::positional_options_description* positional) {
   options.add_options()("help,h", "show this help");
+  // A stray word after the declared positional arguments lands in a hidden
+  // option, so the error can quote it (Boost's own says only "too many
+  // positional options").
+  const char* const stray = "unexpected-argument";
+  po::options_description all;
+  all.add(options).add_options()(stray, po::value<std::vector<std::string>>());
+  po::positional_options_description words;
+  const unsigned declared = positional != nullptr ? positional->max_total_count() : 0;
+  for (unsigned i = 0; i < declared; ++i) words.add(positional->name_for_position(i).c_str(), 1);
+  words.add(stray, -1);
   po::command_line_parser parser(args);
-  parser.options(options);
-  // With no positional arguments declared, a stray word is an error ("too many
-  // positional options"), not silently ignored.
-  static const po::positional_options_description none;
-  parser.positional(positional != nullptr ? *positional : none);
+  parser.options(all).positional(words);
   po::store(parser.run(), vm);
   if (vm.count("help")) {
     std::cout << "usage: autograd " << command << " [options]\n" << summary << "\n\n" << options;
     return false;
+  }
+  if (vm.count(stray)) {
+    throw UsageError("unexpected argument '" + vm[stray].as<std::vector<std::string>>().front() +
+                     "' (options start with --; autograd " + command + " --help lists them)");
   }
   po::notify(vm);
   return true;

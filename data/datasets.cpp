@@ -64,6 +64,10 @@ const std::vector<std::string>& dataset_names() {
 }
 
 Dataset make_dataset(const std::string& name, std::uint64_t seed, const std::string& label_column) {
+  const bool csv = name.size() > 4 && name.compare(name.size() - 4, 4, ".csv") == 0;
+  if (!csv && !label_column.empty()) {
+    throw DataError("a label column ('" + label_column + "') applies only to a FILE.csv dataset, not '" + name + "'");
+  }
   Rng rng(derive_seed(seed, 1));
   if (name == "moons") return make_moons(1000, 0.15, rng);
   if (name == "circles") return make_circles(1000, 0.08, 0.5, rng);
@@ -71,9 +75,7 @@ Dataset make_dataset(const std::string& name, std::uint64_t seed, const std::str
   if (name == "xor") return make_xor(1000, 0.05, rng);
   if (name == "sine") return make_sine(500, 0.1, rng);
   if (name == "digits") return load_digits();
-  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".csv") == 0) {
-    return load_csv_dataset(name, label_column);
-  }
+  if (csv) return load_csv_dataset(name, label_column);
   throw DataError("unknown dataset '" + name +
                   "' (expected moons, circles, spirals, xor, sine, digits or a FILE.csv)");
 }

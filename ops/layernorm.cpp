@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "ops/ops.h"
 
@@ -24,7 +25,9 @@ void check_norm_args(const char* op, Var x, Var gamma, const Var* beta, double e
   check_row("gamma", gamma);
   if (beta != nullptr) check_row("beta", *beta);
   if (!(eps > 0) || !std::isfinite(eps)) {
-    throw Error(std::string(op) + ": eps must be a positive number, got " + std::to_string(eps));
+    std::ostringstream got;  // %g-style: -1e-09 must not print as -0.000000
+    got << eps;
+    throw Error(std::string(op) + ": eps must be a positive number, got " + got.str());
   }
   const arma::uword count = dim == 1 ? v.n_cols : v.n_rows;
   if (count < min_count || v.n_elem == 0) {

@@ -157,6 +157,32 @@ BOOST_AUTO_TEST_CASE(a_huge_claimed_size_is_refused_before_allocating) {
   BOOST_TEST(contains(msg, "truncated: the name of parameter 7"), msg);
 }
 
+BOOST_AUTO_TEST_CASE(nan_or_infinite_values_are_refused_even_with_a_valid_checksum) {
+  for (const double bad : {arma::datum::nan, arma::datum::inf, -arma::datum::inf}) {
+    std::vector<ag::Parameter> copies;
+    for (const ag::Parameter* p : saved.parameters()) copies.emplace_back(p->name(), p->value());
+    copies[2].mutable_value()(0, 1) = bad;
+    std::vector<const ag::Parameter*> view;
+    for (const ag::Parameter& p : copies) view.push_back(&p);
+    const std::string msg = load_error(write(ag::encode_checkpoint(view, "format=test\n")));
+    BOOST_TEST(contains(msg, "parameter '" + copies[2].name() + "' holds a NaN or infinite value"), msg);
+    BOOST_TEST(!contains(msg, "checksum"), msg);
+
+    // Saving such a model is refused too, and the file already there stays.
+    std::vector<ag::Parameter*> mutable_view;
+    for (ag::Parameter& p : copies) mutable_view.push_back(&p);
+    const std::string before_bytes = bytes();
+    std::string save_msg = "(no error)";
+    try {
+      ag::save_checkpoint(path, mutable_view, "format=test\n");
+    } catch (const ag::DataError& e) {
+      save_msg = e.what();
+    }
+    BOOST_TEST(contains(save_msg, "not saved"), save_msg);
+    BOOST_TEST(bytes() == before_bytes);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(wrong_name) {
   std::vector<ag::Parameter*> params = saved.parameters();
   ag::Parameter renamed("fc9.bias", params[1]->value());

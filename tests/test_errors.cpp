@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "autograd/parameter.h"
+#include "ops/layernorm.h"
 #include "ops/ops.h"
 
 // Errors that teach: each message names the op, the shapes and what was
@@ -131,6 +132,16 @@ BOOST_AUTO_TEST_CASE(unbiased_variance_of_one_row_names_the_shape) {
   BOOST_TEST(has(msg, "1x4"), msg);
 }
 
+BOOST_AUTO_TEST_CASE(a_tiny_negative_eps_is_printed_as_itself) {
+  Tape tape;
+  Var x = tape.leaf(arma::mat(2, 3, arma::fill::randu)), g = tape.leaf(arma::mat(1, 3, arma::fill::ones));
+  Var b = tape.leaf(arma::mat(1, 3, arma::fill::zeros));
+  const std::string fused = error_of([&] { (void)layernorm_fused(x, g, b, -1e-9); });
+  BOOST_TEST(has(fused, "eps must be a positive number, got -1e-09"), fused);
+  const std::string composed = error_of([&] { (void)layernorm_composed(x, g, b, -1e-9); });
+  BOOST_TEST(has(composed, "got -1e-09"), composed);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(stale_and_empty_values)
@@ -151,10 +162,14 @@ BOOST_DATA_TEST_CASE(every_op_rejects_a_value_from_a_cleared_tape, bdata::make(u
 BOOST_DATA_TEST_CASE(every_binary_op_rejects_an_empty_var, bdata::make(binary_names()), name) {
   Tape tape;
   Var a = tape.leaf(arma::mat(2, 2, arma::fill::ones));
-  // (Var{} as the second input reads "recorded on different tapes": reported for tape_of.)
-  const std::string msg = error_of([&] { (void)binary(name)(Var{}, a); });
-  BOOST_TEST(has(msg, name), msg);
-  BOOST_TEST(has(msg, "never recorded"), msg);
+  const std::string first = error_of([&] { (void)binary(name)(Var{}, a); });
+  BOOST_TEST(has(first, name), first);
+  BOOST_TEST(has(first, "never recorded"), first);
+  // The second input too, and not mistaken for a value from another tape.
+  const std::string second = error_of([&] { (void)binary(name)(a, Var{}); });
+  BOOST_TEST(has(second, name), second);
+  BOOST_TEST(has(second, "second input is an empty Var"), second);
+  BOOST_TEST(!has(second, "different tapes"), second);
 }
 
 BOOST_AUTO_TEST_CASE(reading_a_value_after_clear_says_so) {

@@ -141,10 +141,19 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
   const std::uint64_t stored = in.uint(8, "the checksum");
   if (stored != fnv1a(bytes.data(), hashed)) in.fail("corrupted: the checksum does not match the contents");
   if (in.remaining() != 0) in.fail("corrupted: " + std::to_string(in.remaining()) + " unexpected bytes at the end");
+  // Intact but useless: a model that diverged would only spread NaN through every later step.
+  for (const CheckpointEntry& e : ckpt.params) {
+    if (!e.value.is_finite()) in.fail("parameter '" + e.name + "' holds a NaN or infinite value");
+  }
   return ckpt;
 }
 
 void save_checkpoint(const std::string& path, const std::vector<Parameter*>& params, const std::string& metadata) {
+  for (const Parameter* p : params) {
+    if (!p->value().is_finite()) {
+      throw DataError(path + ": not saved: parameter '" + p->name() + "' holds a NaN or infinite value");
+    }
+  }
   std::vector<const Parameter*> view(params.begin(), params.end());
   write_file_atomic(path, encode_checkpoint(view, metadata));
 }
