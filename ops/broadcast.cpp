@@ -30,15 +30,19 @@ arma::mat sum_to(const arma::mat& g, arma::uword rows, arma::uword cols) {
 
 namespace ag {
 
-Expanded::Expanded(const arma::mat& m, Shape to)
-    : m_(&m), fits_(m.n_rows == to.rows && m.n_cols == to.cols) {
-  if (!fits_) copy_ = expand(m, to);
-}
-
 void accumulate_unbroadcast(Tape& tape, std::size_t id, const arma::mat& g) {
   const arma::mat& v = tape.value(id);
   if (g.n_rows == v.n_rows && g.n_cols == v.n_cols) {
     tape.accumulate(id, g);
+  } else {
+    tape.accumulate(id, sum_to(g, v.n_rows, v.n_cols));
+  }
+}
+
+void accumulate_unbroadcast(Tape& tape, std::size_t id, arma::mat&& g) {
+  const arma::mat& v = tape.value(id);
+  if (g.n_rows == v.n_rows && g.n_cols == v.n_cols) {
+    tape.accumulate(id, std::move(g));  // a temporary: becomes the gradient without a copy
   } else {
     tape.accumulate(id, sum_to(g, v.n_rows, v.n_cols));
   }

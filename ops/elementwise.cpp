@@ -1,6 +1,7 @@
 #include "ops/elementwise.h"
 
 #include <cmath>
+#include <functional>
 
 #include "ops/broadcast.h"
 
@@ -17,7 +18,7 @@ std::size_t in1(const Node& n) { return n.inputs[1]; }
 Var add(Var a, Var b) {
   Tape& t = tape_of("add", a, b);
   Shape s = broadcast_shape("add", a.value(), b.value());
-  arma::mat y = Expanded(a.value(), s).get() + Expanded(b.value(), s).get();
+  arma::mat y = broadcast_apply(a.value(), b.value(), s, std::plus<>());
   return t.record("add", {a, b}, std::move(y), [](Tape& t, const Node& n) {
     accumulate_unbroadcast(t, in0(n), n.grad);
     accumulate_unbroadcast(t, in1(n), n.grad);
@@ -28,7 +29,7 @@ Var add(Var a, Var b) {
 Var sub(Var a, Var b) {
   Tape& t = tape_of("sub", a, b);
   Shape s = broadcast_shape("sub", a.value(), b.value());
-  arma::mat y = Expanded(a.value(), s).get() - Expanded(b.value(), s).get();
+  arma::mat y = broadcast_apply(a.value(), b.value(), s, std::minus<>());
   return t.record("sub", {a, b}, std::move(y), [](Tape& t, const Node& n) {
     accumulate_unbroadcast(t, in0(n), n.grad);
     accumulate_unbroadcast(t, in1(n), -n.grad);
@@ -39,13 +40,13 @@ Var sub(Var a, Var b) {
 Var mul(Var a, Var b) {
   Tape& t = tape_of("mul", a, b);
   Shape s = broadcast_shape("mul", a.value(), b.value());
-  arma::mat y = Expanded(a.value(), s).get() % Expanded(b.value(), s).get();
+  arma::mat y = broadcast_apply(a.value(), b.value(), s, std::multiplies<>());
   return t.record(
       "mul", {a, b}, std::move(y),
       [](Tape& t, const Node& n) {
         Shape s{n.value.n_rows, n.value.n_cols};
-        accumulate_unbroadcast(t, in0(n), n.grad % Expanded(t.value(in1(n)), s).get());
-        accumulate_unbroadcast(t, in1(n), n.grad % Expanded(t.value(in0(n)), s).get());
+        accumulate_unbroadcast(t, in0(n), broadcast_apply(n.grad, t.value(in1(n)), s, std::multiplies<>()));
+        accumulate_unbroadcast(t, in1(n), broadcast_apply(n.grad, t.value(in0(n)), s, std::multiplies<>()));
       },
       Saved{{a, b}});
 }
@@ -54,14 +55,15 @@ Var mul(Var a, Var b) {
 Var div(Var a, Var b) {
   Tape& t = tape_of("div", a, b);
   Shape s = broadcast_shape("div", a.value(), b.value());
-  arma::mat y = Expanded(a.value(), s).get() / Expanded(b.value(), s).get();
+  arma::mat y = broadcast_apply(a.value(), b.value(), s, std::divides<>());
   return t.record(
       "div", {a, b}, std::move(y),
       [](Tape& t, const Node& n) {
         Shape s{n.value.n_rows, n.value.n_cols};
-        Expanded a(t.value(in0(n)), s), b(t.value(in1(n)), s);
-        accumulate_unbroadcast(t, in0(n), n.grad / b.get());
-        accumulate_unbroadcast(t, in1(n), -n.grad % a.get() / arma::square(b.get()));
+        const arma::mat &a = t.value(in0(n)), &b = t.value(in1(n));
+        accumulate_unbroadcast(t, in0(n), broadcast_apply(n.grad, b, s, std::divides<>()));
+        const arma::mat dy_a = broadcast_apply(n.grad, a, s, std::multiplies<>());
+        accumulate_unbroadcast(t, in1(n), broadcast_apply(dy_a, b, s, [](double g, double v) { return -g / (v * v); }));
       },
       Saved{{a, b}});
 }

@@ -1,5 +1,7 @@
 #include "ops/reduce.h"
 
+#include <functional>
+
 #include "ops/broadcast.h"
 
 namespace ag {
@@ -48,7 +50,7 @@ Var mean(Var a) {
   return t.record("mean", {a}, arma::mat(1, 1, arma::fill::value(arma::accu(x) / x.n_elem)),
                   [](Tape& t, const Node& n) {
                     const arma::mat& x = t.value(n.inputs[0]);
-                    t.accumulate(n.inputs[0], spread(n.grad, x) / double(x.n_elem));
+                    t.accumulate(n.inputs[0], spread(n.grad / double(x.n_elem), x));
                   });
 }
 
@@ -61,7 +63,7 @@ Var mean(Var a, int dim) {
   return t.record(d == 0 ? "mean(dim=0)" : "mean(dim=1)", {a}, arma::mean(x, d),
                   [d](Tape& t, const Node& n) {
                     const arma::mat& x = t.value(n.inputs[0]);
-                    t.accumulate(n.inputs[0], spread(n.grad, x) / double(count_along(x, d)));
+                    t.accumulate(n.inputs[0], spread(n.grad / double(count_along(x, d)), x));
                   });
 }
 
@@ -77,15 +79,17 @@ Var var(Var a, int dim, bool unbiased) {
   }
   const double denom = unbiased ? double(n - 1) : double(n);
   // Two passes: centre first, then average the squares.
-  const arma::mat centred = x - spread(arma::mean(x, d), x);
+  const Shape s{x.n_rows, x.n_cols};
+  const arma::mat centred = broadcast_apply(x, arma::mean(x, d), s, std::minus<>());
   arma::mat y = arma::sum(arma::square(centred), d) / denom;
   std::string op = std::string(unbiased ? "var_unbiased" : "var") + (d == 0 ? "(dim=0)" : "(dim=1)");
   return t.record(
       std::move(op), {a}, std::move(y),
       [d, denom](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
-        const arma::mat centred = x - spread(arma::mean(x, d), x);
-        t.accumulate(n.inputs[0], spread(n.grad, x) % centred * (2.0 / denom));
+        const Shape s{x.n_rows, x.n_cols};
+        const arma::mat centred = broadcast_apply(x, arma::mean(x, d), s, std::minus<>());
+        t.accumulate(n.inputs[0], broadcast_apply(centred, n.grad * (2.0 / denom), s, std::multiplies<>()));
       },
       Saved{{a}});
 }
@@ -119,13 +123,15 @@ Var logsumexp(Var a, int dim) {
   const arma::mat& x = a.value();
   if (count_along(x, d) == 0) throw Error("logsumexp: the input is empty (" + shape_str(x) + ")");
   const arma::mat m = arma::max(x, d);
-  arma::mat y = m + arma::log(arma::sum(arma::exp(x - spread(m, x)), d));
+  const Shape s{x.n_rows, x.n_cols};
+  arma::mat y = m + arma::log(arma::sum(arma::exp(broadcast_apply(x, m, s, std::minus<>())), d));
   return t.record(
       d == 0 ? "logsumexp(dim=0)" : "logsumexp(dim=1)", {a}, std::move(y),
       [](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
-        const arma::mat softmax = arma::exp(x - spread(n.value, x));
-        t.accumulate(n.inputs[0], spread(n.grad, x) % softmax);
+        const Shape s{x.n_rows, x.n_cols};
+        const arma::mat softmax = arma::exp(broadcast_apply(x, n.value, s, std::minus<>()));
+        t.accumulate(n.inputs[0], broadcast_apply(softmax, n.grad, s, std::multiplies<>()));
       },
       Saved{{a}, true});
 }
