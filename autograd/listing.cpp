@@ -1,5 +1,6 @@
 #include "autograd/listing.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -14,14 +15,18 @@ std::size_t node_saved_bytes(const Tape& tape, std::size_t id) {
 }
 
 std::string format_tape(const Tape& tape) {
+  // The op column fits its longest label ("layernorm_fused eps=1e-05"), 22 at least.
+  std::size_t width = 22;
+  for (const Node& n : tape.nodes()) width = std::max(width, op_label(n).size() + 2);
+  const int op_width = static_cast<int>(width);
   std::ostringstream os;
-  os << std::left << std::setw(5) << "id" << std::setw(22) << "op" << std::setw(14) << "inputs"
+  os << std::left << std::setw(5) << "id" << std::setw(op_width) << "op" << std::setw(14) << "inputs"
      << std::setw(10) << "shape" << "saved bytes\n";
   for (std::size_t i = 0; i < tape.size(); ++i) {
     const Node& n = tape.node(i);
     std::string inputs;
     for (std::size_t k : n.inputs) inputs += (inputs.empty() ? "" : ",") + std::to_string(k);
-    os << std::setw(5) << i << std::setw(22) << n.op << std::setw(14) << (inputs.empty() ? "-" : inputs)
+    os << std::setw(5) << i << std::setw(op_width) << op_label(n) << std::setw(14) << (inputs.empty() ? "-" : inputs)
        << std::setw(10) << shape_str(n.value) << node_saved_bytes(tape, i) << "\n";
   }
   os << tape.size() << " nodes, " << tape.saved_bytes() << " bytes held for backward\n";

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "autograd/custom_op.h"
+#include "ops/layernorm.h"
 #include "ops/ops.h"
 
 namespace ag {
@@ -33,31 +34,13 @@ ReplayFactory simple(TapeFunction op) {
   return [op](const Node&, const Inputs&) { return on_fresh_tape(op); };
 }
 
-// The scalar ops' constant is not in the op name; it is read back from the node's
-// own input and output (y = x + c, y = c x, y = x^p). Fails when the values cannot tell.
-ReplayFactory scalar_op(const char* op) {
-  const std::string name = op;
-  return [name](const Node& node, const Inputs& in) -> Forward {
-    const arma::mat& x = in.at(0);
-    const arma::mat& y = node.value;
-    double c = 0;
-    if (name == "add_scalar") {
-      c = arma::accu(y - x) / double(x.n_elem);
-      return on_fresh_tape([c](Tape&, const std::vector<Var>& v) { return add_scalar(v[0], c); });
-    }
-    if (name == "mul_scalar") {
-      const double xx = arma::accu(x % x);
-      if (xx == 0) throw Error("its input is all zeros, so its constant cannot be read back");
-      c = arma::accu(x % y) / xx;
-      return on_fresh_tape([c](Tape&, const std::vector<Var>& v) { return mul_scalar(v[0], c); });
-    }
-    for (arma::uword e = 0; e < x.n_elem; ++e) {  // pow_scalar: p = log y / log x
-      if (x(e) > 0 && std::abs(std::log(x(e))) > 0.05 && y(e) > 0) {
-        const double p = std::round(std::log(y(e)) / std::log(x(e)) * 1e9) / 1e9;
-        return on_fresh_tape([p](Tape&, const std::vector<Var>& v) { return pow_scalar(v[0], p); });
-      }
-    }
-    throw Error("no input element tells its exponent (all <= 0 or near 1)");
+// Ops recorded with a constant (y = x + c, y = c x, y = x^p, a fused norm's
+// eps) replay with the value the node kept as its attribute.
+template <class Op>
+ReplayFactory with_attribute(const char* name, Op op) {
+  return [name, op](const Node& node, const Inputs&) -> Forward {
+    const double value = attribute(node, name);
+    return on_fresh_tape([op, value](Tape&, const std::vector<Var>& v) { return op(v, value); });
   };
 }
 
@@ -89,7 +72,11 @@ std::map<std::string, ReplayFactory> builtin_replays() {
     r["max" + dim] = simple([d](Tape&, V v) { return max(v[0], d); });
     r["logsumexp" + dim] = simple([d](Tape&, V v) { return logsumexp(v[0], d); });
   }
-  for (const char* op : {"add_scalar", "mul_scalar", "pow_scalar"}) r[op] = scalar_op(op);
+  r["add_scalar"] = with_attribute("c", [](V v, double c) { return add_scalar(v[0], c); });
+  r["mul_scalar"] = with_attribute("c", [](V v, double c) { return mul_scalar(v[0], c); });
+  r["pow_scalar"] = with_attribute("p", [](V v, double p) { return pow_scalar(v[0], p); });
+  r["layernorm_fused"] = with_attribute("eps", [](V v, double eps) { return layernorm_fused(v[0], v[1], v[2], eps); });
+  r["rmsnorm_fused"] = with_attribute("eps", [](V v, double eps) { return rmsnorm_fused(v[0], v[1], eps); });
   return r;
 }
 

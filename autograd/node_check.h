@@ -6,8 +6,10 @@
 // Checking a node needs its forward again ("replay"). A custom op (apply())
 // carries its forward. A built-in op is replayed by calling the public op again
 // on its saved input values, looked up by the node's op name in a replay table
-// ("mul", "sum(dim=1)", ...); other files register their ops with
-// register_replay. A node with neither is reported as skipped, never as passed.
+// ("mul", "sum(dim=1)", ...), with the constants the op was recorded with read
+// from the node's attributes (add_scalar's c, layernorm_fused's eps); other
+// files register their ops with register_replay. A node with neither is
+// reported as skipped, never as passed.
 //
 // Run it after the forward and before backward (or after backward with
 // retain_graph): a node's backward closure is gone once backward released it.
@@ -24,7 +26,7 @@
 namespace ag {
 
 // Re-records a built-in op on `tape` from constant inputs (same order as the node's).
-// `node` is the original node, for ops that need to read back a constant from it.
+// `node` is the original node, for ops that need a constant from it (ag::attribute(node, "eps")).
 using ReplayFn = std::function<Var(Tape& tape, const std::vector<Var>& inputs, const Node& node)>;
 
 // Adds (or replaces) the replay of op name `op`.

@@ -1,5 +1,6 @@
 #include "autograd/tape.h"
 
+#include <cstring>
 #include <sstream>
 
 namespace ag {
@@ -130,6 +131,25 @@ Var Tape::record(std::string op, const std::vector<Var>& inputs, arma::mat value
     n.backward = std::move(backward);
   }
   return finish_node();
+}
+
+void Tape::set_attribute(Var v, const char* name, double value) {
+  check(v, "set_attribute");
+  nodes_[v.id].attributes.push_back({name, value});
+}
+
+double attribute(const Node& node, const char* name) {
+  for (const Attribute& a : node.attributes) {
+    if (std::strcmp(a.name, name) == 0) return a.value;
+  }
+  throw Error("'" + node.op + "' has no attribute '" + name + "'");
+}
+
+std::string op_label(const Node& node) {
+  std::ostringstream os;
+  os << node.op;
+  for (const Attribute& a : node.attributes) os << " " << a.name << "=" << a.value;
+  return os.str();
 }
 
 Node* Tape::gradient_target(std::size_t id, const arma::mat& g) {

@@ -50,6 +50,13 @@ struct Var {
 
 struct Node;
 
+// A constant an op was recorded with (add_scalar's c, pow_scalar's p, a fused
+// LayerNorm's eps): shown in listings, read back by tools that replay a node.
+struct Attribute {
+  const char* name;  // a string literal
+  double value;
+};
+
 // The vector-Jacobian product of one node. `self.grad` is dout (shaped like
 // self.value); the closure calls tape.accumulate(self.inputs[k], contribution)
 // for each input, reading saved values through tape.value(id) and self.value.
@@ -68,6 +75,7 @@ struct Node {
   std::vector<std::size_t> inputs;    // node ids, in argument order
   std::vector<std::size_t> saved;     // node ids whose values backward reads
   std::size_t extra_saved_bytes = 0;  // tensors the closure owns (mean, rstd, masks)
+  std::vector<Attribute> attributes;  // the op's constants, e.g. {"eps", 1e-5}
   arma::mat value;
   arma::mat grad;                     // empty until a gradient reaches it
   BackwardFn backward;                // empty for leaves and constants
@@ -100,6 +108,9 @@ class Tape {
   // Used by ops: record one node with its backward and what that backward reads.
   Var record(std::string op, const std::vector<Var>& inputs, arma::mat value,
              BackwardFn backward, const Saved& saved = {});
+
+  // Used by ops after record: note a constant the op was called with.
+  void set_attribute(Var v, const char* name, double value);
 
   // Used by backward closures: grad[id] += g, with a shape check that names the node.
   void accumulate(std::size_t id, const arma::mat& g);
@@ -154,6 +165,12 @@ class Tape {
   bool in_backward_ = false;
   std::size_t current_node_ = 0;  // the node whose backward is running
 };
+
+// The value of node's attribute `name`; throws naming the op when it has none.
+double attribute(const Node& node, const char* name);
+
+// "add_scalar c=2.5": the op name followed by its attributes.
+std::string op_label(const Node& node);
 
 // The tape an op records on; throws naming the op when its inputs live on different tapes.
 Tape& tape_of(const char* op, Var a);

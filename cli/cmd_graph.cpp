@@ -75,7 +75,7 @@ std::string to_dot(const ag::Tape& tape, const std::string& title) {
     const bool fused = n.op.find("fused") != std::string::npos;
     const std::string saved = saved_label(tape, i);
     os << "  n" << i << " [shape=" << (leaf ? "ellipse" : "box") << ", style=filled, fillcolor=\""
-       << (leaf ? "#e8f0fe" : fused ? "#fde68a" : "#f3f4f6") << "\", label=\"#" << i << " " << escape(n.op) << "\\n"
+       << (leaf ? "#e8f0fe" : fused ? "#fde68a" : "#f3f4f6") << "\", label=\"#" << i << " " << escape(ag::op_label(n)) << "\\n"
        << ag::shape_str(n.value) << (saved.empty() ? "" : "\\n" + saved) << "\"];\n";
     for (std::size_t k : n.inputs) os << "  n" << k << " -> n" << i << ";\n";
   }

@@ -79,26 +79,32 @@ Var neg(Var a) {
 // y = a + c;  da = dy
 Var add_scalar(Var a, double c) {
   Tape& t = tape_of("add_scalar", a);
-  return t.record("add_scalar", {a}, a.value() + c,
-                  [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad); });
+  Var y = t.record("add_scalar", {a}, a.value() + c,
+                   [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad); });
+  t.set_attribute(y, "c", c);
+  return y;
 }
 
 // y = c * a;  da = c * dy
 Var mul_scalar(Var a, double c) {
   Tape& t = tape_of("mul_scalar", a);
-  return t.record("mul_scalar", {a}, a.value() * c,
-                  [c](Tape& t, const Node& n) { t.accumulate(in0(n), c * n.grad); });
+  Var y = t.record("mul_scalar", {a}, a.value() * c,
+                   [c](Tape& t, const Node& n) { t.accumulate(in0(n), c * n.grad); });
+  t.set_attribute(y, "c", c);
+  return y;
 }
 
 // y = a^p;  da = dy * p * a^(p-1)
 Var pow_scalar(Var a, double p) {
   Tape& t = tape_of("pow_scalar", a);
-  return t.record(
+  Var y = t.record(
       "pow_scalar", {a}, arma::pow(a.value(), p),
       [p](Tape& t, const Node& n) {
         t.accumulate(in0(n), n.grad % (p * arma::pow(t.value(in0(n)), p - 1.0)));
       },
       Saved{{a}});
+  t.set_attribute(y, "p", p);
+  return y;
 }
 
 // ---- unary functions --------------------------------------------------------

@@ -196,7 +196,7 @@ Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
   arma::vec mean, rstd;
   arma::mat y = layernorm_forward(x.value(), gamma.value(), beta.value(), eps, mean, rstd);
   const std::size_t bytes = (mean.n_elem + rstd.n_elem) * sizeof(double);
-  return t.record(
+  Var out = t.record(
       "layernorm_fused", {x, gamma, beta}, std::move(y),
       [mean = std::move(mean), rstd = std::move(rstd)](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
@@ -209,6 +209,8 @@ Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
         t.accumulate(n.inputs[2], std::move(g.dbeta));
       },
       Saved{{x, gamma}, false, bytes});
+  t.set_attribute(out, "eps", eps);  // the per-node check replays the forward with it
+  return out;
 }
 
 // ---- RMSNorm, composed ------------------------------------------------------
@@ -302,7 +304,7 @@ Var rmsnorm_fused(Var x, Var gamma, double eps) {
   arma::vec rstd;
   arma::mat y = rmsnorm_forward(x.value(), gamma.value(), eps, rstd);
   const std::size_t bytes = rstd.n_elem * sizeof(double);
-  return t.record(
+  Var out = t.record(
       "rmsnorm_fused", {x, gamma}, std::move(y),
       [rstd = std::move(rstd)](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
@@ -313,6 +315,8 @@ Var rmsnorm_fused(Var x, Var gamma, double eps) {
         t.accumulate(n.inputs[1], std::move(g.dgamma));
       },
       Saved{{x, gamma}, false, bytes});
+  t.set_attribute(out, "eps", eps);  // the per-node check replays the forward with it
+  return out;
 }
 
 // ---- BatchNorm (training mode), composed --------------------------------------

@@ -9,6 +9,7 @@
 #include "assignments/kit/exercises.h"
 #include "autograd/custom_op.h"
 #include "autograd/node_check.h"
+#include "ops/layernorm.h"
 #include "ops/ops.h"
 
 // The reference solutions, compiled from assignments/solutions/ under other names.
@@ -273,6 +274,25 @@ BOOST_AUTO_TEST_CASE(a_tape_of_correct_builtins_passes_and_unknown_ops_are_skipp
   BOOST_TEST(!r.first_wrong.has_value(), r.summary());
   BOOST_TEST(r.skipped == 1u);
   (void)z;
+}
+
+BOOST_AUTO_TEST_CASE(fused_norms_and_scalar_ops_replay_with_their_attributes) {
+  ag::Tape tape;
+  ag::Var x = tape.leaf(arma::mat{{0.5, -1.0, 2.0, 0.0}, {1.5, 0.25, -0.75, 3.0}});
+  ag::Var zeros = tape.leaf(arma::mat(2, 4, arma::fill::zeros));  // c * 0 cannot tell c: the attribute can
+  ag::Var g = tape.leaf(arma::mat{{1.0, 0.5, -2.0, 1.5}});
+  ag::Var b = tape.leaf(arma::mat{{0.1, 0.2, 0.3, 0.4}});
+  ag::Var ln = ag::layernorm_fused(x, g, b, 0.25);  // a large eps: replaying with 1e-5 would fail
+  ag::Var rms = ag::rmsnorm_fused(x, g, 0.5);
+  ag::Var y = ag::add(ag::mul_scalar(zeros, 3.0), ag::pow_scalar(ag::add_scalar(ag::square(ln), 1.0), 1.5));
+  ag::Var loss = ag::sum(ag::add(y, rms));
+  const ag::NodeCheckReport r = ag::check_nodes(tape);
+  BOOST_TEST(!r.first_wrong.has_value(), r.summary());
+  BOOST_TEST(r.skipped == 0u, r.summary());
+  BOOST_TEST(ag::attribute(tape.node(ln.id), "eps") == 0.25);
+  BOOST_TEST(ag::op_label(tape.node(rms.id)) == "rmsnorm_fused eps=0.5");
+  BOOST_CHECK_THROW(ag::attribute(tape.node(ln.id), "c"), ag::Error);
+  (void)loss;
 }
 
 BOOST_AUTO_TEST_SUITE_END()
