@@ -1,8 +1,13 @@
-// The HTML page of a rendered lesson: a small Markdown subset for the prose
-// (headings, paragraphs, lists, tables kept as text, fenced code, `code`,
-// **bold**), <pre> for code and output, plots embedded as base64 PNGs so the
-// page is one self-contained file.
+// The HTML page of a rendered lesson: the prose through cmark-gfm (Debian's
+// libcmark-gfm: headings, lists, tables, code, emphasis, links), <pre> for
+// code and output, plots embedded as base64 PNGs so the page is one
+// self-contained file.
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
+
+#include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "cli/notebook_render.h"
@@ -20,27 +25,6 @@ std::string escape(const std::string& s) {
     else if (c == '"') out += "&quot;";
     else out += c;
   }
-  return out;
-}
-
-// `code` and **bold** inside one line of prose (already a single paragraph line).
-std::string inline_markup(const std::string& line) {
-  std::string out;
-  bool code = false, bold = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '`') {
-      out += code ? "</code>" : "<code>";
-      code = !code;
-    } else if (!code && line.compare(i, 2, "**") == 0) {
-      out += bold ? "</b>" : "<b>";
-      bold = !bold;
-      ++i;
-    } else {
-      out += escape(std::string(1, line[i]));
-    }
-  }
-  if (code) out += "</code>";
-  if (bold) out += "</b>";
   return out;
 }
 
@@ -62,50 +46,24 @@ std::string base64(const std::string& bytes) {
   return out;
 }
 
+// The prose of a Markdown cell as HTML, by cmark-gfm (CommonMark plus GitHub's
+// tables, strikethrough and autolinks). Raw HTML in the prose is not passed
+// through (CMARK_OPT_DEFAULT is the safe mode).
 std::string prose_to_html(const std::string& text) {
-  std::ostringstream html;
-  std::istringstream in(text);
-  std::string line;
-  bool in_list = false, in_code = false, in_para = false;
-  auto close_blocks = [&]() {
-    if (in_para) html << "</p>\n";
-    if (in_list) html << "</ul>\n";
-    in_para = in_list = false;
-  };
-  while (std::getline(in, line)) {
-    if (line.rfind("```", 0) == 0) {
-      close_blocks();
-      html << (in_code ? "</pre>\n" : "<pre class=\"prose\">");
-      in_code = !in_code;
-    } else if (in_code) {
-      html << escape(line) << "\n";
-    } else if (line.rfind("    ", 0) == 0) {  // an indented code block (formulas)
-      close_blocks();
-      html << "<pre class=\"prose\">" << escape(line.substr(4)) << "</pre>\n";
-    } else if (line.empty()) {
-      close_blocks();
-    } else if (line[0] == '#') {
-      close_blocks();
-      const std::size_t level = std::min<std::size_t>(line.find_first_not_of('#'), 6);
-      html << "<h" << level << ">" << inline_markup(line.substr(level + 1)) << "</h" << level << ">\n";
-    } else if (line.rfind("- ", 0) == 0 || line.rfind("* ", 0) == 0) {
-      if (in_para) html << "</p>\n";
-      in_para = false;
-      if (!in_list) html << "<ul>\n";
-      in_list = true;
-      html << "<li>" << inline_markup(line.substr(2)) << "</li>\n";
-    } else if (line[0] == '|') {
-      close_blocks();
-      html << "<pre class=\"prose\">" << escape(line) << "</pre>\n";
-    } else {
-      if (!in_para && !in_list) html << "<p>";
-      in_para = in_para || !in_list;
-      html << inline_markup(line) << "\n";
+  cmark_gfm_core_extensions_ensure_registered();
+  std::unique_ptr<cmark_parser, void (*)(cmark_parser*)> parser(cmark_parser_new(CMARK_OPT_DEFAULT),
+                                                                 cmark_parser_free);
+  for (const char* name : {"table", "strikethrough", "autolink"}) {
+    if (cmark_syntax_extension* extension = cmark_find_syntax_extension(name)) {
+      cmark_parser_attach_syntax_extension(parser.get(), extension);
     }
   }
-  close_blocks();
-  if (in_code) html << "</pre>\n";
-  return html.str();
+  cmark_parser_feed(parser.get(), text.data(), text.size());
+  std::unique_ptr<cmark_node, void (*)(cmark_node*)> document(cmark_parser_finish(parser.get()), cmark_node_free);
+  std::unique_ptr<char, void (*)(void*)> html(
+      cmark_render_html(document.get(), CMARK_OPT_DEFAULT, cmark_parser_get_syntax_extensions(parser.get())),
+      std::free);
+  return html ? std::string(html.get()) : std::string();
 }
 
 std::string read_bytes(const std::string& path) {
@@ -122,9 +80,11 @@ std::string to_html(const std::vector<NotebookCell>& cells, const std::string& t
   std::ostringstream html;
   html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << escape(title) << "</title>\n"
        << "<style>body{max-width:60rem;margin:2rem auto;font-family:sans-serif;line-height:1.45;padding:0 1rem}"
-       << "pre{padding:.6rem;margin:.2rem 0;overflow-x:auto;font-size:.85rem}pre.code{background:#f4f4f8;border-left:3px solid #557}"
-       << "pre.output{background:#fff;border-left:3px solid #aaa}pre.prose{background:#f8f8f8}"
-       << "img{max-width:100%;display:block;margin:.5rem 0}code{background:#f0f0f0;padding:0 .2rem}</style>\n"
+       << "pre{padding:.6rem;margin:.2rem 0;overflow-x:auto;font-size:.85rem;background:#f8f8f8}pre.code{background:#f4f4f8;border-left:3px solid #557}"
+       << "pre.output{background:#fff;border-left:3px solid #aaa}pre code{background:none;padding:0}"
+       << "img{max-width:100%;display:block;margin:.5rem 0}code{background:#f0f0f0;padding:0 .2rem}"
+       << "table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.2rem .6rem}"
+       << "th{background:#f4f4f8}</style>\n"
        << "</head><body>\n";
   for (const NotebookCell& cell : cells) {
     if (cell.markdown) {

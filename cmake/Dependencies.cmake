@@ -27,6 +27,20 @@ if(NOT TARGET Boost::filesystem)
   autograd_require(FALSE "Boost.Filesystem (needed by gnuplot-iostream)" "libboost-filesystem-dev")
 endif()
 
+# cmark-gfm, GitHub's CommonMark parser (with its table extension): the lessons'
+# prose to HTML in `autograd notebook render`. Debian ships no CMake config for it.
+find_path(CMARK_GFM_INCLUDE_DIR cmark-gfm-core-extensions.h)
+find_library(CMARK_GFM_LIBRARY cmark-gfm)
+find_library(CMARK_GFM_EXTENSIONS_LIBRARY cmark-gfm-extensions)
+if(CMARK_GFM_INCLUDE_DIR AND CMARK_GFM_LIBRARY AND CMARK_GFM_EXTENSIONS_LIBRARY)
+  add_library(autograd_cmark_gfm INTERFACE IMPORTED)
+  set_target_properties(autograd_cmark_gfm PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${CMARK_GFM_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES "${CMARK_GFM_EXTENSIONS_LIBRARY};${CMARK_GFM_LIBRARY}")
+else()
+  autograd_require(FALSE "cmark-gfm (Markdown to HTML)" "libcmark-gfm-dev libcmark-gfm-extensions-dev")
+endif()
+
 find_package(GnuplotIostream QUIET)
 autograd_require(GnuplotIostream_FOUND "gnuplot-iostream.h" "libgnuplot-iostream-dev")
 

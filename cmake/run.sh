@@ -11,7 +11,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${AUTOGRAD_BUILD_DIR:-$root/build}"
 
 packages=(cmake g++ make libarmadillo-dev libopenblas-dev libboost-test-dev libboost-program-options-dev
-          libboost-iostreams-dev libboost-filesystem-dev libgnuplot-iostream-dev gnuplot-nox graphviz)
+          libboost-iostreams-dev libboost-filesystem-dev libgnuplot-iostream-dev gnuplot-nox graphviz
+          libcmark-gfm-dev libcmark-gfm-extensions-dev)
 
 missing=()
 for p in "${packages[@]}"; do

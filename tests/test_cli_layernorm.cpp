@@ -3,47 +3,21 @@
 #define BOOST_TEST_MODULE cli_layernorm
 #include <boost/test/unit_test.hpp>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
+
+#include "tests/cli_run.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `autograd ARGS` through the shell, capturing stdout and stderr in files.
-Run run(const std::string& args) {
-  static std::random_device rd;
-  const fs::path dir = fs::temp_directory_path() / ("ag_cli_ln_" + std::to_string(rd()));
-  fs::create_directories(dir);
-  const std::string cmd = std::string("'") + AUTOGRAD_CLI + "' " + args + " >'" + (dir / "out").string() +
-                          "' 2>'" + (dir / "err").string() + "'";
-  const int raw = std::system(cmd.c_str());
-  Run r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(dir / "out");
-  r.err = slurp(dir / "err");
-  fs::remove_all(dir);
-  return r;
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using cli_test::has;
+using cli_test::run;
+using cli_test::Run;
+using cli_test::slurp;
 
 std::size_t lines(const std::string& text) {
   std::size_t n = 0;

@@ -1,0 +1,47 @@
+// Running the built `autograd` program from a test, as a user runs it.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+namespace cli_test {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs `autograd ARGS` through the shell (ARGS quoted by the caller), capturing stdout and stderr.
+inline Run run(const std::string& args) {
+  static std::random_device rd;
+  const fs::path dir = fs::temp_directory_path() / ("ag_cli_run_" + std::to_string(rd()));
+  fs::create_directories(dir);
+  const std::string cmd = std::string("'") + AUTOGRAD_CLI + "' " + args + " >'" + (dir / "out").string() +
+                          "' 2>'" + (dir / "err").string() + "'";
+  const int raw = std::system(cmd.c_str());
+  Run r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  fs::remove_all(dir);
+  return r;
+}
+
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace cli_test

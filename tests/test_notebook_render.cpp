@@ -1,0 +1,68 @@
+// `autograd notebook render` on lesson 01, as an instructor runs it: the
+// Markdown keeps every cell with its output, and the HTML page renders the
+// prose's lists, tables and emphasis (cmark-gfm) next to the code and output.
+#define BOOST_TEST_MODULE notebook_render
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/cli_run.h"
+
+namespace fs = std::filesystem;
+using cli_test::has;
+using cli_test::slurp;
+
+namespace {
+
+// Renders 01_tape once into a scratch folder for every test case.
+struct Rendered {
+  fs::path dir = fs::temp_directory_path() / ("ag_render_" + std::to_string(::getpid()));
+  cli_test::Run run;
+  std::string md, html;
+  Rendered() {
+    fs::remove_all(dir);
+    run = cli_test::run("notebook render --only 01_tape --out '" + dir.string() + "'");
+    md = slurp(dir / "01_tape.md");
+    html = slurp(dir / "01_tape.html");
+  }
+  ~Rendered() { fs::remove_all(dir); }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(render, Rendered)
+
+BOOST_AUTO_TEST_CASE(writes_both_files) {
+  BOOST_TEST(run.status == 0, run.err);
+  BOOST_TEST(run.err.empty(), run.err);
+  BOOST_TEST(!md.empty());
+  BOOST_TEST(!html.empty());
+}
+
+BOOST_AUTO_TEST_CASE(html_renders_the_prose_as_markdown) {
+  // Lesson 01's prose has a numbered list, bullet lists, a table and bold text.
+  for (const char* part : {"<ol>", "<ul>", "<li>", "<table>", "<th>node</th>", "<td>u = x^2</td>",
+                           "<strong>Forward</strong>", "<h1>"}) {
+    BOOST_TEST(has(html, part), "the HTML lacks " << part);
+  }
+  BOOST_TEST(!has(html, "| node |"), "a table was left as text");
+  BOOST_TEST(!has(html, "**"), "bold markers were left as text");
+}
+
+BOOST_AUTO_TEST_CASE(html_keeps_code_and_its_output) {
+  BOOST_TEST(has(html, "<pre class=\"code\">"));
+  BOOST_TEST(has(html, "<pre class=\"output\">"));
+  BOOST_TEST(has(html, "saved bytes"), "the tape listing (a cell's output) is missing");
+  BOOST_TEST(has(html, "&lt;"), "code is not escaped");  // the lesson's code has '<' (std::cout <<)
+}
+
+BOOST_AUTO_TEST_CASE(markdown_has_every_cell_and_its_output) {
+  BOOST_TEST(has(md, "```cpp"));
+  BOOST_TEST(has(md, "saved bytes"));
+  BOOST_TEST(has(md, "| node | forward | local derivative |"), "the prose table is kept as Markdown");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
