@@ -1,9 +1,16 @@
-// The README's first example, compiled and checked, so the README never rots.
+// The README checked against the code, so it never rots: the first example,
+// the op table, the command-line error examples.
 #define BOOST_TEST_MODULE readme
 #include <boost/test/unit_test.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "ops/op_table.h"
 #include "ops/ops.h"
@@ -40,4 +47,37 @@ BOOST_AUTO_TEST_CASE(readme_lists_every_op) {
   for (const ag::OpCase& op : ag::op_table()) {
     BOOST_TEST(text.str().find("| `" + op.name + "` |") != std::string::npos, "README lacks op " << op.name);
   }
+}
+
+// Every command-line error the README shows ("$ autograd ..." followed by the
+// one line it prints) is run as shown: exit status 2 and exactly that line on
+// stderr, so the README's error examples cannot drift from the program.
+BOOST_AUTO_TEST_CASE(readme_error_examples_are_what_the_program_prints) {
+  namespace fs = std::filesystem;
+  std::ifstream in(AUTOGRAD_SOURCE_DIR "/README.md");
+  BOOST_REQUIRE(in.good());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+
+  const fs::path dir = fs::temp_directory_path() / ("ag_readme_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // The README's bad.csv: a value that is not a number at row 3, column 2.
+  std::ofstream(dir / "bad.csv") << "x1,x2,label\n0.5,1.5,0\n0.25,oops,1\n";
+  int checked = 0;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    const std::string prompt = "$ autograd ";
+    if (lines[i].rfind(prompt, 0) != 0 || lines[i + 1].rfind("autograd", 0) != 0) continue;
+    const std::string args = lines[i].substr(prompt.size());
+    const std::string cmd = "cd '" + dir.string() + "' && '" AUTOGRAD_CLI "' " + args + " >/dev/null 2>stderr.txt";
+    const int raw = std::system(cmd.c_str());
+    const int status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    std::ifstream err(dir / "stderr.txt");
+    std::stringstream got;
+    got << err.rdbuf();
+    BOOST_TEST(status == 2, "autograd " << args << ": exit status " << status);
+    BOOST_TEST(got.str() == lines[i + 1] + "\n", "autograd " << args << " printed: " << got.str());
+    ++checked;
+  }
+  fs::remove_all(dir);
+  BOOST_TEST(checked >= 10, "found only " << checked << " error examples in the README");
 }
