@@ -1,5 +1,8 @@
 #include "bench/report.h"
 
+// Boost 1.74's JSON parser still includes the old <boost/bind.hpp>, which prints a
+// deprecation note on every build unless this keeps its global placeholders.
+#define BOOST_BIND_GLOBAL_PLACEHOLDERS
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 
