@@ -7,6 +7,7 @@
 #include <boost/property_tree/ptree.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
@@ -80,7 +81,12 @@ Peer parse_peer(std::istream& lines) {
     try {
       r.name = p.get<std::string>("case");
       r.shape = p.get<std::string>("shape");
-      r.median_s = p.get<double>("median_s");
+      // Read as text and converted here: ptree's get<double> trips GCC 12's
+      // -Wmaybe-uninitialized inside Boost's optional.
+      const std::string median = p.get<std::string>("median_s");
+      char* end = nullptr;
+      r.median_s = std::strtod(median.c_str(), &end);
+      if (median.empty() || *end != '\0' || !std::isfinite(r.median_s)) throw boost::property_tree::ptree_bad_data("median_s", median);
     } catch (const boost::property_tree::ptree_error& e) {
       throw std::runtime_error("peer output: a line without case, shape and median_s: " + line);
     }

@@ -73,6 +73,8 @@ BOOST_AUTO_TEST_CASE(the_peer_lines_are_parsed_and_other_lines_skipped) {
 
   std::istringstream missing("{\"case\": \"x\", \"shape\": \"1x1\"}\n");
   BOOST_CHECK_THROW(bench::parse_peer(missing), std::runtime_error);
+  std::istringstream not_a_time("{\"case\": \"x\", \"shape\": \"1x1\", \"median_s\": \"fast\"}\n");
+  BOOST_CHECK_THROW(bench::parse_peer(not_a_time), std::runtime_error);
   std::istringstream nothing("Traceback (most recent call last):\n");
   BOOST_TEST(!bench::parse_peer(nothing).ran);
 }

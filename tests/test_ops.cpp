@@ -21,7 +21,7 @@ const OpCase& find_op(const std::string& name) {
 }  // namespace
 
 // The op table: every op's backward against finite differences, on three seeds.
-BOOST_DATA_TEST_CASE(every_op_passes_gradcheck, bdata::make(op_names()) * bdata::xrange(3), name, seed) {
+BOOST_DATA_TEST_CASE(every_op_passes_gradcheck, bdata::make(op_names()) * bdata::make(std::vector<int>{0, 1, 2}), name, seed) {
   const OpCase& op = find_op(name);
   std::mt19937_64 rng(1000 + seed);
   GradcheckOptions options;
