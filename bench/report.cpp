@@ -78,17 +78,20 @@ Peer parse_peer(std::istream& lines) {
       continue;
     }
     PeerResult r;
+    std::string median;
     try {
       r.name = p.get<std::string>("case");
       r.shape = p.get<std::string>("shape");
-      // Read as text and converted here: ptree's get<double> trips GCC 12's
-      // -Wmaybe-uninitialized inside Boost's optional.
-      const std::string median = p.get<std::string>("median_s");
-      char* end = nullptr;
-      r.median_s = std::strtod(median.c_str(), &end);
-      if (median.empty() || *end != '\0' || !std::isfinite(r.median_s)) throw boost::property_tree::ptree_bad_data("median_s", median);
+      median = p.get<std::string>("median_s");
     } catch (const boost::property_tree::ptree_error& e) {
       throw std::runtime_error("peer output: a line without case, shape and median_s: " + line);
+    }
+    // Read as text and converted here: ptree's get<double> trips GCC 12's
+    // -Wmaybe-uninitialized inside Boost's optional.
+    char* end = nullptr;
+    r.median_s = std::strtod(median.c_str(), &end);
+    if (median.empty() || *end != '\0' || !std::isfinite(r.median_s)) {
+      throw std::runtime_error("peer output: median_s is not a number of seconds: " + line);
     }
     r.note = p.get<std::string>("note", "");
     peer.results[case_id(r.name, r.shape)] = r;

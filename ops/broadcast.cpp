@@ -44,7 +44,7 @@ void accumulate_unbroadcast(Tape& tape, std::size_t id, arma::mat&& g) {
   if (g.n_rows == v.n_rows && g.n_cols == v.n_cols) {
     tape.accumulate(id, std::move(g));  // a temporary: becomes the gradient without a copy
   } else {
-    tape.accumulate(id, sum_to(g, v.n_rows, v.n_cols));
+    accumulate_unbroadcast(tape, id, static_cast<const arma::mat&>(g));
   }
 }
 

@@ -26,12 +26,13 @@ inline std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-// Runs `autograd ARGS` through the shell (ARGS quoted by the caller), capturing stdout and stderr.
-inline Run run(const std::string& args) {
+// Runs `autograd ARGS` through the shell (ARGS quoted by the caller), capturing
+// stdout and stderr; `env` is put before the program ("OPENBLAS_NUM_THREADS=1").
+inline Run run(const std::string& args, const std::string& env = "") {
   static std::random_device rd;
   const fs::path dir = fs::temp_directory_path() / ("ag_cli_run_" + std::to_string(rd()));
   fs::create_directories(dir);
-  const std::string cmd = std::string("'") + AUTOGRAD_CLI + "' " + args + " >'" + (dir / "out").string() +
+  const std::string cmd = env + " '" + AUTOGRAD_CLI + "' " + args + " >'" + (dir / "out").string() +
                           "' 2>'" + (dir / "err").string() + "'";
   const int raw = std::system(cmd.c_str());
   Run r;

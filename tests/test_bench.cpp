@@ -1,37 +1,22 @@
 #define BOOST_TEST_MODULE bench
 #include <boost/test/unit_test.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <sstream>
 
 #include "autograd/tape.h"
 #include "bench/cases.h"
 #include "bench/report.h"
 #include "ops/layernorm.h"
+#include "tests/cli_run.h"
 
 // The benchmark's pieces: its table, the peer's output format, what "bytes
 // saved" counts. Speed is never asserted here; `autograd bench` measures it.
 
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out;
-};
-
-Run run_cli(const std::string& args) {
-  const std::string cmd = std::string("'") + AUTOGRAD_CLI + "' " + args + " 2>/dev/null";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Run r;
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) r.out.append(buffer, n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128;
-  return r;
-}
+// Only the exit status and stdout matter here.
+using cli_test::Run;
+Run run_cli(const std::string& args) { return cli_test::run(args); }
 
 }  // namespace
 

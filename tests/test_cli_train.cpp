@@ -3,42 +3,26 @@
 #define BOOST_TEST_MODULE cli_train
 #include <boost/test/unit_test.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "tests/cli_run.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using Result = cli_test::Run;
+using cli_test::run;
+using cli_test::slurp;
 
 const fs::path& scratch() {
   static const fs::path dir = fs::temp_directory_path() / ("ag-cli-train-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `autograd ARGS` (with an optional environment prefix) and captures everything.
-Result run(const std::string& args, const std::string& env = "") {
-  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string command = env + " '" + std::string(AUTOGRAD_CLI) + "' " + args + " >'" + out.string() + "' 2>'" +
-                              err.string() + "'";
-  const int raw = std::system(command.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
 }
 
 int lines(const std::string& text) {

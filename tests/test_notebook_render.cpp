@@ -17,7 +17,7 @@ using cli_test::slurp;
 
 namespace {
 
-// Renders 01_tape once into a scratch folder for every test case.
+// Renders 01_tape into a scratch folder, once for the whole module.
 struct Rendered {
   fs::path dir = fs::temp_directory_path() / ("ag_render_" + std::to_string(::getpid()));
   cli_test::Run run;
@@ -31,38 +31,47 @@ struct Rendered {
   ~Rendered() { fs::remove_all(dir); }
 };
 
+const Rendered& rendered() {
+  static const Rendered once;
+  return once;
+}
+
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(render, Rendered)
+BOOST_AUTO_TEST_SUITE(render)
 
 BOOST_AUTO_TEST_CASE(writes_both_files) {
-  BOOST_TEST(run.status == 0, run.err);
-  BOOST_TEST(run.err.empty(), run.err);
-  BOOST_TEST(!md.empty());
-  BOOST_TEST(!html.empty());
+  const Rendered& r = rendered();
+  BOOST_TEST(r.run.status == 0, r.run.err);
+  BOOST_TEST(r.run.err.empty(), r.run.err);
+  BOOST_TEST(!r.md.empty());
+  BOOST_TEST(!r.html.empty());
 }
 
 BOOST_AUTO_TEST_CASE(html_renders_the_prose_as_markdown) {
+  const Rendered& r = rendered();
   // Lesson 01's prose has a numbered list, bullet lists, a table and bold text.
   for (const char* part : {"<ol>", "<ul>", "<li>", "<table>", "<th>node</th>", "<td>u = x^2</td>",
                            "<strong>Forward</strong>", "<h1>"}) {
-    BOOST_TEST(has(html, part), "the HTML lacks " << part);
+    BOOST_TEST(has(r.html, part), "the HTML lacks " << part);
   }
-  BOOST_TEST(!has(html, "| node |"), "a table was left as text");
-  BOOST_TEST(!has(html, "**"), "bold markers were left as text");
+  BOOST_TEST(!has(r.html, "| node |"), "a table was left as text");
+  BOOST_TEST(!has(r.html, "**"), "bold markers were left as text");
 }
 
 BOOST_AUTO_TEST_CASE(html_keeps_code_and_its_output) {
-  BOOST_TEST(has(html, "<pre class=\"code\">"));
-  BOOST_TEST(has(html, "<pre class=\"output\">"));
-  BOOST_TEST(has(html, "saved bytes"), "the tape listing (a cell's output) is missing");
-  BOOST_TEST(has(html, "&lt;"), "code is not escaped");  // the lesson's code has '<' (std::cout <<)
+  const Rendered& r = rendered();
+  BOOST_TEST(has(r.html, "<pre class=\"code\">"));
+  BOOST_TEST(has(r.html, "<pre class=\"output\">"));
+  BOOST_TEST(has(r.html, "saved bytes"), "the tape listing (a cell's output) is missing");
+  BOOST_TEST(has(r.html, "&lt;"), "code is not escaped");  // the lesson's code has '<' (std::cout <<)
 }
 
 BOOST_AUTO_TEST_CASE(markdown_has_every_cell_and_its_output) {
-  BOOST_TEST(has(md, "```cpp"));
-  BOOST_TEST(has(md, "saved bytes"));
-  BOOST_TEST(has(md, "| node | forward | local derivative |"), "the prose table is kept as Markdown");
+  const Rendered& r = rendered();
+  BOOST_TEST(has(r.md, "```cpp"));
+  BOOST_TEST(has(r.md, "saved bytes"));
+  BOOST_TEST(has(r.md, "| node | forward | local derivative |"), "the prose table is kept as Markdown");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
