@@ -7,7 +7,7 @@
 
 #include "autograd/tape.h"
 #include "bench/cases.h"
-#include "nn/random.h"
+#include "autograd/rng.h"
 #include "ops/layernorm.h"
 
 namespace bench {

@@ -1,7 +1,7 @@
 // autograd demo: a tiny expression, its tape, and the gradients it gives.
 #include <iostream>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "cli/cli.h"
 #include "ops/ops.h"
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "autograd/fuzz.h"
+#include "check/fuzz.h"
 #include "cli/cli.h"
 
 namespace cli {

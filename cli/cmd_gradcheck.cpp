@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
-#include "ops/op_table.h"
+#include "check/op_table.h"
 
 namespace cli {
 

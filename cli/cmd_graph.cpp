@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "cli/cli.h"
 #include "data/csv.h"
 #include "ops/layernorm.h"

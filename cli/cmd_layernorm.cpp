@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "data/csv.h"
 #include "ops/layernorm.h"
-#include "ops/norm_compare.h"
+#include "check/norm_compare.h"
 
 namespace cli {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/random.h"
+#include "autograd/rng.h"
 
 namespace ag {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "nn/module.h"
-#include "nn/random.h"
+#include "autograd/rng.h"
 
 namespace ag {
 

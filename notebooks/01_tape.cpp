@@ -19,7 +19,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "notebooks/notebook.h"
 #include "ops/ops.h"
 

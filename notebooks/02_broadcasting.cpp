@@ -15,7 +15,7 @@
 // %%
 #include <iostream>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "notebooks/notebook.h"
 #include "ops/ops.h"
 

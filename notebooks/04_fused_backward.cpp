@@ -11,7 +11,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "notebooks/notebook.h"
 #include "ops/layernorm.h"
 #include "ops/ops.h"

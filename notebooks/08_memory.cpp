@@ -14,7 +14,7 @@
 #include <iostream>
 #include <vector>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "notebooks/notebook.h"
 #include "ops/layernorm.h"
 #include "ops/ops.h"

@@ -11,7 +11,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "notebooks/markers.h"
 
 namespace nb {

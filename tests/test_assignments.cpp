@@ -8,7 +8,7 @@
 
 #include "assignments/kit/exercises.h"
 #include "autograd/custom_op.h"
-#include "autograd/node_check.h"
+#include "check/node_check.h"
 #include "ops/layernorm.h"
 #include "ops/ops.h"
 

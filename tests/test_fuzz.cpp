@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "autograd/fuzz.h"
+#include "check/fuzz.h"
 #include "ops/ops.h"
 
 using namespace ag;

@@ -8,7 +8,7 @@
 
 #include "autograd/gradcheck.h"
 #include "ops/layernorm.h"
-#include "ops/norm_compare.h"
+#include "check/norm_compare.h"
 #include "ops/ops.h"
 
 using namespace ag;

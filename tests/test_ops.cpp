@@ -2,7 +2,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
-#include "ops/op_table.h"
+#include "check/op_table.h"
 #include "ops/ops.h"
 
 using namespace ag;

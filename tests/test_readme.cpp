@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "ops/op_table.h"
+#include "check/op_table.h"
 #include "ops/ops.h"
 
 BOOST_AUTO_TEST_CASE(readme_example_gives_the_printed_gradients) {

@@ -4,7 +4,7 @@
 #include <random>
 #include <sstream>
 
-#include "autograd/node_check.h"
+#include "check/node_check.h"
 #include "ops/ops.h"
 
 namespace kit {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "autograd/custom_op.h"
-#include "autograd/diagnose.h"
+#include "check/diagnose.h"
 
 namespace kit {
 

@@ -1,4 +1,4 @@
-#include "autograd/fuzz_steps.h"
+#include "check/fuzz_steps.h"
 
 #include <cmath>
 

@@ -1,8 +1,8 @@
-#include "ops/norm_compare.h"
+#include "check/norm_compare.h"
 
 #include <cmath>
 
-#include "autograd/listing.h"
+#include "check/listing.h"
 #include "ops/layernorm.h"
 
 namespace ag {

@@ -1,4 +1,4 @@
-#include "nn/random.h"
+#include "autograd/rng.h"
 
 #include <cmath>
 

@@ -1,11 +1,11 @@
 // The random graph generator and the graph's replay and printout.
-#include "autograd/fuzz.h"
+#include "check/fuzz.h"
 
 #include <iomanip>
 #include <random>
 #include <sstream>
 
-#include "autograd/fuzz_steps.h"
+#include "check/fuzz_steps.h"
 
 namespace ag {
 

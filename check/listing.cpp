@@ -1,4 +1,4 @@
-#include "autograd/listing.h"
+#include "check/listing.h"
 
 #include <algorithm>
 #include <iomanip>

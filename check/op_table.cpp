@@ -1,4 +1,4 @@
-#include "ops/op_table.h"
+#include "check/op_table.h"
 
 #include "ops/layernorm.h"
 #include "ops/ops.h"

@@ -1,4 +1,4 @@
-#include "autograd/diagnose.h"
+#include "check/diagnose.h"
 
 #include <cmath>
 #include <sstream>

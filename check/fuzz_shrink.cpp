@@ -2,8 +2,8 @@
 #include <sstream>
 #include <utility>
 
-#include "autograd/fuzz.h"
-#include "autograd/fuzz_steps.h"
+#include "check/fuzz.h"
+#include "check/fuzz_steps.h"
 
 namespace ag {
 

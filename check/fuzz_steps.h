@@ -1,4 +1,4 @@
-// Inside the fuzzer (autograd/fuzz.h): the ops a graph step can name, and the
+// Inside the fuzzer (check/fuzz.h): the ops a graph step can name, and the
 // domain rule each one keeps so finite differences are meaningful.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/fuzz.h"
+#include "check/fuzz.h"
 
 namespace ag::fuzz_detail {
 

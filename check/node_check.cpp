@@ -1,4 +1,4 @@
-#include "autograd/node_check.h"
+#include "check/node_check.h"
 
 #include <algorithm>
 #include <cmath>

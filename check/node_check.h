@@ -1,7 +1,7 @@
 // A per-node gradient check: each node of a recorded tape is checked on its
 // own, at the input values it saw, against central finite differences of its
 // own forward. The report names the first node (in tape order) whose backward
-// is wrong, and says how it is wrong (autograd/diagnose.h).
+// is wrong, and says how it is wrong (check/diagnose.h).
 //
 // Checking a node needs its forward again ("replay"). A custom op (apply())
 // carries its forward. A built-in op is replayed by calling the public op again
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/diagnose.h"
+#include "check/diagnose.h"
 #include "autograd/tape.h"
 
 namespace ag {

@@ -1,0 +1,2 @@
+// A layering probe (tests/layering/CMakeLists.txt): train/ may include nn/ (a layer below): the control, which must compile.
+#include "nn/module.h"
