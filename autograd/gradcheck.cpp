@@ -1,20 +1,13 @@
 #include "autograd/gradcheck.h"
 
 #include <cmath>
-#include <random>
 #include <sstream>
+
+#include "autograd/rng.h"
 
 namespace ag {
 
 namespace {
-
-// Random weights in [-1, 1) from our own generator, so reports repeat exactly.
-arma::mat random_like(arma::uword rows, arma::uword cols, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  arma::mat m(rows, cols);
-  for (double& v : m) v = u(rng);
-  return m;
-}
 
 // <w, f(inputs)> on a throwaway tape that records no backward.
 double weighted_output(const TapeFunction& f, const std::vector<arma::mat>& inputs,
@@ -33,9 +26,23 @@ double weighted_output(const TapeFunction& f, const std::vector<arma::mat>& inpu
 
 }  // namespace
 
+arma::mat numeric_gradient(const ScalarFunction& f, std::vector<arma::mat> inputs, std::size_t k, double eps) {
+  arma::mat g(arma::size(inputs.at(k)));
+  for (arma::uword e = 0; e < g.n_elem; ++e) {
+    const double x0 = inputs[k](e);
+    inputs[k](e) = x0 + eps;
+    const double plus = f(inputs);
+    inputs[k](e) = x0 - eps;
+    const double minus = f(inputs);
+    inputs[k](e) = x0;
+    g(e) = (plus - minus) / (2 * eps);
+  }
+  return g;
+}
+
 GradcheckReport gradcheck(const TapeFunction& f, const std::vector<arma::mat>& inputs,
                           const GradcheckOptions& options, const std::vector<std::string>& names) {
-  std::mt19937_64 rng(options.seed);
+  Rng rng(options.seed);
 
   // Analytic: one backward with dout = w.
   Tape tape;
@@ -44,7 +51,7 @@ GradcheckReport gradcheck(const TapeFunction& f, const std::vector<arma::mat>& i
   Var out = f(tape, vars);
   // A scalar output is checked as it is; a larger one through random weights.
   const arma::mat w = out.value().n_elem == 1 ? arma::mat(1, 1, arma::fill::ones)
-                                              : random_like(out.rows(), out.cols(), rng);
+                                              : rng.uniform(out.rows(), out.cols(), -1.0, 1.0);
   tape.backward(out, w);
 
   GradcheckReport report;
@@ -54,21 +61,13 @@ GradcheckReport gradcheck(const TapeFunction& f, const std::vector<arma::mat>& i
     r.rows = inputs[k].n_rows;
     r.cols = inputs[k].n_cols;
     r.analytic = tape.grad(vars[k]);
-    r.numeric.set_size(r.rows, r.cols);
+    r.numeric = numeric_gradient([&](const std::vector<arma::mat>& x) { return weighted_output(f, x, w); },
+                                 inputs, k, options.eps);
 
-    // Numeric: central differences, one element at a time.
-    std::vector<arma::mat> moved = inputs;
     double worst_excess = -1;
     for (arma::uword e = 0; e < inputs[k].n_elem; ++e) {
-      const double x0 = inputs[k](e);
-      moved[k](e) = x0 + options.eps;
-      const double plus = weighted_output(f, moved, w);
-      moved[k](e) = x0 - options.eps;
-      const double minus = weighted_output(f, moved, w);
-      moved[k](e) = x0;
-      const double numeric = (plus - minus) / (2 * options.eps);
+      const double numeric = r.numeric(e);
       const double analytic = r.analytic(e);
-      r.numeric(e) = numeric;
 
       const double abs_err = std::abs(analytic - numeric);
       const double scale = std::max(std::abs(analytic), std::abs(numeric));
@@ -105,19 +104,19 @@ std::string GradcheckReport::summary() const {
 
 DotProductReport dot_product_test(const TapeFunction& f, const std::vector<arma::mat>& inputs,
                                   const GradcheckOptions& options) {
-  std::mt19937_64 rng(options.seed);
+  Rng rng(options.seed);
   Tape tape;
   std::vector<Var> vars;
   for (const arma::mat& m : inputs) vars.push_back(tape.leaf(m));
   Var out = f(tape, vars);
-  const arma::mat u = random_like(out.rows(), out.cols(), rng);
+  const arma::mat u = rng.uniform(out.rows(), out.cols(), -1.0, 1.0);
   tape.backward(out, u);
 
   // <v, J^T u> from the tape, and x +- eps v for the numeric side.
   DotProductReport r;
   std::vector<arma::mat> plus = inputs, minus = inputs;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const arma::mat v = random_like(inputs[k].n_rows, inputs[k].n_cols, rng);
+    const arma::mat v = rng.uniform(inputs[k].n_rows, inputs[k].n_cols, -1.0, 1.0);
     r.v_dot_jtu += arma::accu(v % tape.grad(vars[k]));
     plus[k] += options.eps * v;
     minus[k] -= options.eps * v;

@@ -20,6 +20,15 @@ namespace ag {
 // f records on the tape it is given and returns its output; the inputs arrive as leaves.
 using TapeFunction = std::function<Var(Tape& tape, const std::vector<Var>& inputs)>;
 
+// A scalar function of plain matrices (for example <w, f(inputs)>).
+using ScalarFunction = std::function<double(const std::vector<arma::mat>& inputs)>;
+
+// The one central-difference loop of the project (gradcheck, the per-node
+// check and the assignment grader all use it): element e of the result is
+// (f(x + eps e_e) - f(x - eps e_e)) / (2 eps), with x = inputs[k].
+arma::mat numeric_gradient(const ScalarFunction& f, std::vector<arma::mat> inputs, std::size_t k,
+                           double eps = 1e-6);
+
 struct GradcheckOptions {
   double eps = 1e-6;
   double atol = 1e-5;

@@ -1,14 +1,13 @@
 // A parameter: a leaf whose value and gradient outlive any tape.
 //
 // A training step records on a fresh (or cleared) tape, reads each parameter
-// with tape.param(p), and backward adds into p.grad(). The version counter
-// moves on every write through mutable_value(), so a tape can tell that a
-// value it saved for backward was changed in place.
+// with tape.param(p), and backward adds into p.grad(). The tape copies the
+// value, so an in-place change after recording (an optimizer step before
+// backward) cannot corrupt that tape's gradients.
 #pragma once
 
 #include <armadillo>
 
-#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -23,13 +22,9 @@ class Parameter {
   const std::string& name() const { return name_; }
   const arma::mat& value() const { return value_; }
   const arma::mat& grad() const { return grad_; }
-  std::uint64_t version() const { return version_; }
 
   // Every in-place change goes through here (optimizers, checkpoint loads).
-  arma::mat& mutable_value() {
-    ++version_;
-    return value_;
-  }
+  arma::mat& mutable_value() { return value_; }
   arma::mat& mutable_grad() { return grad_; }
   void zero_grad() { grad_.zeros(arma::size(value_)); }
 
@@ -37,7 +32,6 @@ class Parameter {
   std::string name_;
   arma::mat value_;
   arma::mat grad_;
-  std::uint64_t version_ = 0;
 };
 
 }  // namespace ag

@@ -18,6 +18,25 @@ const arma::mat& Var::grad() const {
   if (tape == nullptr) throw Error("Var: this handle is empty (it was never recorded on a tape)");
   return tape->grad(*this);
 }
+double Var::item() const {
+  const arma::mat& v = value();
+  if (v.n_elem != 1) throw Error("item: the value is " + shape_str(v) + ", not 1x1");
+  return v(0, 0);
+}
+
+void Node::reset() {
+  op.clear();
+  inputs.clear();
+  saved.clear();
+  extra_saved_bytes = 0;
+  attributes.clear();
+  value.reset();
+  grad.reset();
+  backward = nullptr;
+  param = nullptr;
+  requires_grad = false;
+  freed = false;
+}
 
 Tape& tape_of(const char* op, Var a) {
   if (a.tape == nullptr) throw Error(std::string(op) + ": the input is an empty Var (never recorded on a tape)");
@@ -47,6 +66,14 @@ void Tape::check(Var v, const char* what) const {
     throw Error(std::string(what) + ": the value belongs to a tape that was cleared since it was recorded");
 }
 
+const Node& Tape::node(std::size_t id) const {
+  if (id >= nodes_.size()) {
+    throw Error("node: id " + std::to_string(id) + " is past the end of a tape of " +
+                std::to_string(nodes_.size()) + " nodes");
+  }
+  return nodes_[id];
+}
+
 const arma::mat& Tape::value(Var v) const {
   check(v, "value");
   return nodes_[v.id].value;
@@ -56,7 +83,7 @@ const arma::mat& Tape::grad(Var v) const {
   check(v, "grad");
   const Node& n = nodes_[v.id];
   // A node no gradient reached has gradient zero; materialise it on demand.
-  if (n.grad.n_elem != n.value.n_elem) {
+  if (arma::size(n.grad) != arma::size(n.value)) {
     const_cast<Node&>(n).grad.zeros(arma::size(n.value));
   }
   return n.grad;
@@ -66,6 +93,7 @@ const arma::mat& Tape::grad(Var v) const {
 // matrices, a closure, a name), and the per-op cost of the tape is mostly
 // moving and allocating, not arithmetic.
 Node& Tape::new_node(std::string op, arma::mat value) {
+  refuse_inside_backward("recorded", op);
   Node& n = nodes_.emplace_back();
   n.op = std::move(op);
   n.value = std::move(value);
@@ -83,11 +111,14 @@ Var Tape::finish_node() {
   return Var{this, nodes_.size() - 1, generation_};
 }
 
-std::vector<std::size_t> Tape::spare_ids() {
-  if (spare_ids_.empty()) return {};
-  std::vector<std::size_t> ids = std::move(spare_ids_.back());
-  spare_ids_.pop_back();
-  return ids;
+// A closure that changes the tape it is walked on would invalidate the walk
+// (new nodes it never visits, nodes it visits that no longer exist).
+void Tape::refuse_inside_backward(const char* what, const std::string& op) const {
+  if (!in_backward_) return;
+  throw Error("backward of " + node_name(nodes_[current_node_], current_node_) + " " + what +
+              (op.empty() ? std::string() : " a node '" + op + "'") +
+              " on the tape it is walked on; a backward closure may only accumulate into its inputs' "
+              "gradients (tape.accumulate(self.inputs[k], ...)), computing with Armadillo on saved values");
 }
 
 Var Tape::leaf(arma::mat value, std::string name) {
@@ -95,15 +126,20 @@ Var Tape::leaf(arma::mat value, std::string name) {
   return finish_node();
 }
 
+Var Tape::leaf(double value, std::string name) { return leaf(arma::mat(1, 1, arma::fill::value(value)), std::move(name)); }
+
 Var Tape::constant(arma::mat value, std::string name) {
   new_node(std::move(name), std::move(value));
   return finish_node();
 }
 
+Var Tape::constant(double value, std::string name) {
+  return constant(arma::mat(1, 1, arma::fill::value(value)), std::move(name));
+}
+
 Var Tape::param(Parameter& p) {
   Node& n = new_node("param:" + p.name(), p.value());
   n.param = &p;
-  n.param_version = p.version();
   n.requires_grad = grad_enabled_;
   return finish_node();
 }
@@ -120,13 +156,9 @@ Var Tape::record(std::string op, const std::vector<Var>& inputs, arma::mat value
   // Nothing to differentiate (constants only, or no_grad): keep the value, drop the rest.
   if (any && grad_enabled_) {
     n.requires_grad = true;
-    n.inputs = spare_ids();
     for (const Var& v : inputs) n.inputs.push_back(v.id);
-    if (!saved.inputs.empty() || saved.output) {
-      n.saved = spare_ids();
-      for (const Var& v : saved.inputs) n.saved.push_back(v.id);
-      if (saved.output) n.saved.push_back(id);
-    }
+    for (const Var& v : saved.inputs) n.saved.push_back(v.id);
+    if (saved.output) n.saved.push_back(id);
     n.extra_saved_bytes = saved.extra_bytes;
     n.backward = std::move(backward);
   }
@@ -134,6 +166,7 @@ Var Tape::record(std::string op, const std::vector<Var>& inputs, arma::mat value
 }
 
 void Tape::set_attribute(Var v, const char* name, double value) {
+  refuse_inside_backward("set an attribute");
   check(v, "set_attribute");
   nodes_[v.id].attributes.push_back({name, value});
 }
@@ -155,7 +188,7 @@ std::string op_label(const Node& node) {
 Node* Tape::gradient_target(std::size_t id, const arma::mat& g) {
   Node& n = nodes_[id];
   if (!n.requires_grad) return nullptr;
-  if (g.n_rows != n.value.n_rows || g.n_cols != n.value.n_cols) {
+  if (arma::size(g) != arma::size(n.value)) {
     const Node& from = nodes_[current_node_];
     throw Error("backward of " + node_name(from, current_node_) + " produced a " + shape_str(g) +
                 " gradient for its input " + node_name(n, id) + "; expected " + shape_str(n.value));
@@ -168,10 +201,13 @@ Node* Tape::gradient_target(std::size_t id, const arma::mat& g) {
   return &n;
 }
 
+// The first gradient to reach a node is assigned (its grad is still unsized);
+// later ones are added. Sizes, not element counts, tell the two apart, so a
+// 0x3 node's first gradient is assigned too.
 void Tape::accumulate(std::size_t id, const arma::mat& g) {
   Node* n = gradient_target(id, g);
   if (n == nullptr) return;
-  if (n->grad.n_elem != n->value.n_elem) {
+  if (arma::size(n->grad) != arma::size(n->value)) {
     n->grad = g;
   } else {
     n->grad += g;
@@ -181,7 +217,7 @@ void Tape::accumulate(std::size_t id, const arma::mat& g) {
 void Tape::accumulate(std::size_t id, arma::mat&& g) {
   Node* n = gradient_target(id, g);
   if (n == nullptr) return;
-  if (n->grad.n_elem != n->value.n_elem) {
+  if (arma::size(n->grad) != arma::size(n->value)) {
     n->grad = std::move(g);
   } else {
     n->grad += g;
@@ -199,9 +235,10 @@ void Tape::backward(Var output, bool retain_graph) {
 }
 
 Node& Tape::start_backward(Var output, const arma::mat& doutput) {
+  refuse_inside_backward("started another backward");
   check(output, "backward");
   Node& out = nodes_[output.id];
-  if (doutput.n_rows != out.value.n_rows || doutput.n_cols != out.value.n_cols) {
+  if (arma::size(doutput) != arma::size(out.value)) {
     throw Error("backward: the output gradient is " + shape_str(doutput) + " but the output " +
                 node_name(out, output.id) + " is " + shape_str(out.value));
   }
@@ -210,7 +247,8 @@ Node& Tape::start_backward(Var output, const arma::mat& doutput) {
                 " does not depend on any leaf or parameter that needs a gradient");
   }
   // Intermediate gradients belong to this pass; leaf gradients accumulate.
-  for (Node& n : nodes_) {
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    Node& n = nodes_[i];
     if (n.backward || n.freed || n.param != nullptr) n.grad.reset();
   }
   return out;
@@ -218,17 +256,17 @@ Node& Tape::start_backward(Var output, const arma::mat& doutput) {
 
 void Tape::backward(Var output, const arma::mat& doutput, bool retain_graph) {
   Node& out = start_backward(output, doutput);
-  if (out.grad.n_elem != out.value.n_elem) {
+  if (arma::size(out.grad) != arma::size(out.value)) {
     out.grad = doutput;
   } else {
-    out.grad += doutput;
+    out.grad += doutput;  // the output is a leaf: its gradient accumulates
   }
   finish_backward(output.id, retain_graph);
 }
 
 void Tape::backward(Var output, arma::mat&& doutput, bool retain_graph) {
   Node& out = start_backward(output, doutput);
-  if (out.grad.n_elem != out.value.n_elem) {
+  if (arma::size(out.grad) != arma::size(out.value)) {
     out.grad = std::move(doutput);
   } else {
     out.grad += doutput;
@@ -256,60 +294,56 @@ void Tape::finish_backward(std::size_t output, bool retain_graph) {
   }
 }
 
+namespace {
+Error freed_error(const Node& n, std::size_t id) {
+  return Error("backward through " + node_name(n, id) +
+               " a second time: its saved tensors were freed after the first backward; "
+               "pass retain_graph=true to the first call");
+}
+}  // namespace
+
+// Stan's reverse loop: every node after the output is irrelevant, and a node
+// no gradient reached (or an empty one, whose gradient is nothing) adds nothing.
 void Tape::run_backward(std::size_t output) {
   for (std::size_t i = output + 1; i-- > 0;) {
     Node& n = nodes_[i];
     if (!n.requires_grad || n.grad.n_elem == 0) continue;
     current_node_ = i;
-    if (n.param != nullptr) {
-      n.param->mutable_grad() += n.grad;
-      continue;
-    }
-    if (n.freed) {
-      throw Error("backward through " + node_name(n, i) +
-                  " a second time: its saved tensors were freed after the first backward; "
-                  "pass retain_graph=true to the first call");
-    }
-    for (std::size_t id : n.saved) {
-      const Node& s = nodes_[id];
-      if (s.param != nullptr && s.param->version() != s.param_version) {
-        throw Error("backward of " + node_name(n, i) + ": it saved parameter '" + s.param->name() +
-                    "' for backward, and the parameter was modified in place since (version " +
-                    std::to_string(s.param_version) + ", now " + std::to_string(s.param->version()) + ")");
-      }
-    }
-    if (n.backward) {
-      // The closure reaches nodes_ only through accumulate, which never
-      // reallocates, so the reference n stays valid across the call.
-      n.backward(*this, n);
-    }
+    if (n.param != nullptr) n.param->mutable_grad() += n.grad;
+    else if (n.freed) throw freed_error(n, i);
+    else if (n.backward) n.backward(*this, n);
   }
 }
 
 void Tape::clear() {
-  for (Node& n : nodes_) {
-    for (std::vector<std::size_t>* ids : {&n.inputs, &n.saved}) {
-      if (ids->capacity() == 0) continue;
-      ids->clear();
-      spare_ids_.push_back(std::move(*ids));
-    }
-  }
+  refuse_inside_backward("cleared the tape");
   nodes_.clear();
   ++generation_;
 }
 
-std::size_t Tape::saved_bytes() const {
+std::size_t Tape::saved_bytes() const { return saved_bytes_since(0); }
+
+std::size_t Tape::saved_bytes_since(std::size_t first) const {
   std::vector<bool> counted(nodes_.size(), false);
   std::size_t bytes = 0;
-  for (const Node& n : nodes_) {
+  for (std::size_t i = first; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
     if (!n.backward) continue;
     bytes += n.extra_saved_bytes;
     for (std::size_t id : n.saved) {
-      if (counted[id]) continue;
+      if (id < first || counted[id]) continue;
       counted[id] = true;
       bytes += nodes_[id].value.n_elem * sizeof(double);
     }
   }
+  return bytes;
+}
+
+std::size_t Tape::node_saved_bytes(std::size_t id) const {
+  const Node& n = node(id);
+  if (!n.backward) return 0;
+  std::size_t bytes = n.extra_saved_bytes;
+  for (std::size_t s : n.saved) bytes += nodes_[s].value.n_elem * sizeof(double);
   return bytes;
 }
 

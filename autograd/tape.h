@@ -5,6 +5,16 @@
 // that adds (+=) its vector-Jacobian product into its inputs' gradients.
 // Tape::backward seeds the output and walks the list in reverse: no recursion,
 // no graph search, so a 100,000-node chain is as safe as a 3-node one.
+//
+// How long a reference lives: nodes never move (autograd/stable_vector.h), so
+// a reference returned by Var::value(), Var::grad(), Tape::value(id) or
+// Tape::node(id) stays valid, however many nodes are recorded after it, until
+// clear() or the tape's destruction. The matrix it refers to changes only
+// when a gradient does: a later backward replaces intermediate gradients.
+//
+// Backward is walked, never changed: a backward closure may only accumulate
+// into its inputs' gradients. Recording a node, clearing the tape or starting
+// another backward from inside a backward throws an ag::Error naming the node.
 #pragma once
 
 #include <armadillo>
@@ -16,6 +26,7 @@
 #include <vector>
 
 #include "autograd/parameter.h"
+#include "autograd/stable_vector.h"
 
 namespace ag {
 
@@ -43,6 +54,7 @@ struct Var {
 
   const arma::mat& value() const;
   const arma::mat& grad() const;  // d(output)/d(this) after backward
+  double item() const;            // the value of a 1x1 Var
   arma::uword rows() const { return value().n_rows; }
   arma::uword cols() const { return value().n_cols; }
   std::string shape() const { return shape_str(value()); }
@@ -80,17 +92,11 @@ struct Node {
   arma::mat grad;                     // empty until a gradient reaches it
   BackwardFn backward;                // empty for leaves and constants
   Parameter* param = nullptr;         // parameter leaves write their gradient here
-  std::uint64_t param_version = 0;    // the parameter's version when it was recorded
   bool requires_grad = false;
   bool freed = false;                 // backward already ran and released the closure
 
-  // Moving a node never throws, so the tape's vector moves its nodes when it
-  // grows instead of copying every value (Armadillo's move is not marked noexcept).
-  Node() = default;
-  Node(Node&&) noexcept = default;
-  Node& operator=(Node&&) noexcept = default;
-  Node(const Node&) = default;
-  Node& operator=(const Node&) = default;
+  // Empties the node for reuse by the next computation, keeping the id lists' capacity.
+  void reset();
 };
 
 class Tape {
@@ -101,8 +107,13 @@ class Tape {
 
   // Leaves. `leaf` needs a gradient, `constant` does not; `param` reads a
   // Parameter's value and, on backward, adds into the Parameter's gradient.
+  // A Parameter's value is copied onto the tape, so changing the parameter
+  // afterwards (an optimizer step) changes neither this tape's values nor its
+  // gradients: backward differentiates at the values the forward saw.
   Var leaf(arma::mat value, std::string name = "leaf");
+  Var leaf(double value, std::string name = "leaf");  // a 1x1 leaf: tape.leaf(2.0)
   Var constant(arma::mat value, std::string name = "const");
+  Var constant(double value, std::string name = "const");
   Var param(Parameter& p);
 
   // Used by ops: record one node with its backward and what that backward reads.
@@ -132,9 +143,14 @@ class Tape {
   void clear();
 
   std::size_t size() const { return nodes_.size(); }
-  std::size_t saved_bytes() const;  // distinct tensors held for backward
-  const Node& node(std::size_t id) const { return nodes_.at(id); }
-  const std::vector<Node>& nodes() const { return nodes_; }
+  // Bytes held for backward: distinct saved tensors plus what closures own.
+  std::size_t saved_bytes() const;
+  // The same for nodes first.. only, counting only tensors recorded from first
+  // on: what a piece of a graph added, not the inputs it refers to.
+  std::size_t saved_bytes_since(std::size_t first) const;
+  // What node id holds on its own (its saved tensors + extras), shared or not.
+  std::size_t node_saved_bytes(std::size_t id) const;
+  const Node& node(std::size_t id) const;         // throws for an id past the end
   const arma::mat& value(std::size_t id) const { return nodes_[id].value; }
   const arma::mat& value(Var v) const;
   const arma::mat& grad(Var v) const;
@@ -149,16 +165,13 @@ class Tape {
  private:
   Node& new_node(std::string op, arma::mat value);  // appended in place, no Node temporaries
   Var finish_node();                                // the anomaly check, then the new node's Var
-  std::vector<std::size_t> spare_ids();             // an empty id list with capacity, if one is spare
+  void refuse_inside_backward(const char* what, const std::string& op = "") const;
   Node* gradient_target(std::size_t id, const arma::mat& g);  // checks g; null if id needs no gradient
   Node& start_backward(Var output, const arma::mat& doutput);  // checks; resets this pass's gradients
   void finish_backward(std::size_t output, bool retain_graph);
   void run_backward(std::size_t output);
 
-  std::vector<Node> nodes_;
-  // Id lists (Node::inputs, Node::saved) of cleared nodes, kept for reuse:
-  // a training loop records the same graph every step without allocating them.
-  std::vector<std::vector<std::size_t>> spare_ids_;
+  StableVector<Node> nodes_;  // in execution order; never moved, reused after clear()
   std::uint32_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_ = false;

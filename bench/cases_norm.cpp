@@ -52,24 +52,6 @@ ag::Var forward(Which w, ag::Var x, ag::Var gamma, ag::Var beta) {
   return x;
 }
 
-// Bytes held for backward by nodes from `first` on, counting only tensors
-// recorded from `first` on: what the op added, not the inputs it refers to.
-long long bytes_created_since(const ag::Tape& tape, std::size_t first) {
-  std::vector<bool> counted(tape.size(), false);
-  long long bytes = 0;
-  for (std::size_t id = first; id < tape.size(); ++id) {
-    const ag::Node& n = tape.node(id);
-    if (!n.backward) continue;
-    bytes += static_cast<long long>(n.extra_saved_bytes);
-    for (std::size_t s : n.saved) {
-      if (s < first || counted[s]) continue;
-      counted[s] = true;
-      bytes += static_cast<long long>(tape.value(s).n_elem * sizeof(double));
-    }
-  }
-  return bytes;
-}
-
 Result run_norm(Which w, Shape s, const Plan& plan) {
   const NormInputs in(s, 42);
   ag::Tape tape;
@@ -99,7 +81,7 @@ Result run_norm(Which w, Shape s, const Plan& plan) {
   setup();
   forward(w, x, gamma, beta);
   r.saved_bytes = static_cast<long long>(tape.saved_bytes());
-  r.new_bytes = bytes_created_since(tape, beta.id + 1);
+  r.new_bytes = static_cast<long long>(tape.saved_bytes_since(beta.id + 1));
   r.time = measure(setup, body, plan);
   // At least: read x and dy, write y and dx (gamma, beta and the row statistics are small).
   r.min_bytes = 4.0 * double(s.rows) * double(s.cols) * sizeof(double);

@@ -5,7 +5,7 @@
 #include "autograd/tape.h"
 #include "bench/cases.h"
 #include "data/digits.h"
-#include "nn/losses.h"
+#include "ops/losses.h"
 #include "nn/mlp.h"
 #include "nn/optim.h"
 

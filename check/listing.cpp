@@ -6,18 +6,10 @@
 
 namespace ag {
 
-std::size_t node_saved_bytes(const Tape& tape, std::size_t id) {
-  const Node& n = tape.node(id);
-  if (!n.backward) return 0;
-  std::size_t bytes = n.extra_saved_bytes;
-  for (std::size_t s : n.saved) bytes += tape.value(s).n_elem * sizeof(double);
-  return bytes;
-}
-
 std::string format_tape(const Tape& tape) {
   // The op column fits its longest label ("layernorm_fused eps=1e-05"), 22 at least.
   std::size_t width = 22;
-  for (const Node& n : tape.nodes()) width = std::max(width, op_label(n).size() + 2);
+  for (std::size_t i = 0; i < tape.size(); ++i) width = std::max(width, op_label(tape.node(i)).size() + 2);
   const int op_width = static_cast<int>(width);
   std::ostringstream os;
   os << std::left << std::setw(5) << "id" << std::setw(op_width) << "op" << std::setw(14) << "inputs"
@@ -27,7 +19,7 @@ std::string format_tape(const Tape& tape) {
     std::string inputs;
     for (std::size_t k : n.inputs) inputs += (inputs.empty() ? "" : ",") + std::to_string(k);
     os << std::setw(5) << i << std::setw(op_width) << op_label(n) << std::setw(14) << (inputs.empty() ? "-" : inputs)
-       << std::setw(10) << shape_str(n.value) << node_saved_bytes(tape, i) << "\n";
+       << std::setw(10) << shape_str(n.value) << tape.node_saved_bytes(i) << "\n";
   }
   os << tape.size() << " nodes, " << tape.saved_bytes() << " bytes held for backward\n";
   return os.str();

@@ -10,9 +10,6 @@ namespace ag {
 
 std::string format_tape(const Tape& tape);
 
-// Bytes node `id` holds for its backward on its own (its saved tensors + extras).
-std::size_t node_saved_bytes(const Tape& tape, std::size_t id);
-
 // A matrix printed row by row with `precision` significant digits.
 std::string format_matrix(const arma::mat& m, int precision = 4);
 

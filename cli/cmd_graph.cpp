@@ -47,14 +47,14 @@ std::string record(ag::Tape& tape, const std::string& what, const arma::mat& x) 
 // "saves: #4 (2x4), own 32 B" for a node that keeps something for backward.
 std::string saved_label(const ag::Tape& tape, std::size_t id) {
   const ag::Node& n = tape.node(id);
-  if (!n.backward || ag::node_saved_bytes(tape, id) == 0) return "";  // keeps nothing for backward
+  if (!n.backward || tape.node_saved_bytes(id) == 0) return "";  // keeps nothing for backward
   std::string s;
   for (std::size_t k : n.saved) {
     s += (s.empty() ? "" : ", ") + (k == id ? std::string("its output") : "#" + std::to_string(k)) + " (" +
          ag::shape_str(tape.value(k)) + ")";
   }
   if (n.extra_saved_bytes > 0) s += (s.empty() ? "" : ", ") + std::to_string(n.extra_saved_bytes) + " B of its own";
-  return "saves: " + (s.empty() ? std::string("nothing") : s) + "\\n" + std::to_string(ag::node_saved_bytes(tape, id)) +
+  return "saves: " + (s.empty() ? std::string("nothing") : s) + "\\n" + std::to_string(tape.node_saved_bytes(id)) +
          " bytes held";
 }
 

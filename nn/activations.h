@@ -1,14 +1,11 @@
-// Activation functions as modules (no parameters), and GELU as a function.
+// Activation functions as modules (no parameters); the functions are ops (ops/ops.h).
 #pragma once
 
 #include "nn/module.h"
+#include "ops/gelu.h"
 
 namespace ag {
 
-// GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2, PyTorch approximate="tanh"):
-//   y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-// composed from primitive ops, so the tape derives its gradient.
-Var gelu(Var x);
 
 class ReLU : public Module {
  public:

@@ -26,8 +26,4 @@ Schedule::Kind parse_schedule(const std::string& name) {
   throw Error("unknown schedule '" + name + "' (expected constant, step or cosine)");
 }
 
-const char* schedule_name(Schedule::Kind kind) {
-  return kind == Schedule::Kind::Step ? "step" : kind == Schedule::Kind::Cosine ? "cosine" : "constant";
-}
-
 }  // namespace ag

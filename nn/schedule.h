@@ -21,6 +21,5 @@ struct Schedule {
 };
 
 Schedule::Kind parse_schedule(const std::string& name);  // throws Error on an unknown name
-const char* schedule_name(Schedule::Kind kind);
 
 }  // namespace ag

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "autograd/gradcheck.h"
-#include "nn/losses.h"
+#include "ops/losses.h"
 #include "ops/ops.h"
 
 namespace tt = boost::test_tools;

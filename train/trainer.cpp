@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "data/csv.h"
-#include "nn/losses.h"
+#include "ops/losses.h"
 #include "nn/optim.h"
 
 namespace ag {

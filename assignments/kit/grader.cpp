@@ -1,9 +1,10 @@
 #include "assignments/kit/grader.h"
 
 #include <iomanip>
-#include <random>
 #include <sstream>
 
+#include "autograd/gradcheck.h"
+#include "autograd/rng.h"
 #include "check/node_check.h"
 #include "ops/ops.h"
 
@@ -11,20 +12,9 @@ namespace kit {
 
 namespace {
 
-// d<dy, forward(inputs)>/d inputs[k], by central differences (eps 1e-6, double).
-arma::mat numeric_gradient(const Exercise& ex, ag::Inputs inputs, std::size_t k, const arma::mat& dy) {
-  const double eps = 1e-6;
-  arma::mat g(arma::size(inputs[k]));
-  for (arma::uword e = 0; e < inputs[k].n_elem; ++e) {
-    const double x0 = inputs[k](e);
-    inputs[k](e) = x0 + eps;
-    const double plus = arma::accu(ex.forward(inputs) % dy);
-    inputs[k](e) = x0 - eps;
-    const double minus = arma::accu(ex.forward(inputs) % dy);
-    inputs[k](e) = x0;
-    g(e) = (plus - minus) / (2 * eps);
-  }
-  return g;
+// d<dy, forward(inputs)>/d inputs[k], by the engine's central differences (eps 1e-6, double).
+arma::mat numeric_gradient(const Exercise& ex, const ag::Inputs& inputs, std::size_t k, const arma::mat& dy) {
+  return ag::numeric_gradient([&](const ag::Inputs& x) { return arma::accu(ex.forward(x) % dy); }, inputs, k);
 }
 
 // Sizes a factor hint may name: the rows and columns of each input.
@@ -103,11 +93,8 @@ void grade_on_tape(const Exercise& ex, GradeReport& report) {
 }  // namespace
 
 arma::mat random_matrix(arma::uword rows, arma::uword cols, unsigned seed, double lo, double hi) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  arma::mat m(rows, cols);
-  for (double& v : m) v = u(rng);
-  return m;
+  ag::Rng rng(seed);
+  return rng.uniform(rows, cols, lo, hi);
 }
 
 GradeReport grade(const Exercise& ex) {

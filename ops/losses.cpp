@@ -1,6 +1,7 @@
-#include "nn/losses.h"
+#include "ops/losses.h"
 
-#include "ops/ops.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
 
 namespace ag {
 
@@ -49,7 +50,6 @@ Var bce_with_logits(Var logits, const arma::mat& targets) {
   // max(z, 0) = z * [z >= 0] and |z| = z * sign(z), with the masks taken from
   // the values as constants. Counting z = 0 as positive makes the derivative
   // there sigmoid(0) - t = 0.5 - t, the true one.
-  // (The mask is computed before recording: a new node may move the tape's values.)
   const arma::mat mask = arma::conv_to<arma::mat>::from(logits.value() >= 0.0);
   Var positive = tape.constant(mask, "z>=0");
   Var sign = tape.constant(2.0 * mask - 1.0, "sign(z)");

@@ -1,0 +1,88 @@
+#define BOOST_TEST_MODULE custom_op
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "autograd/custom_op.h"
+#include "autograd/gradcheck.h"
+#include "ops/ops.h"
+
+using namespace ag;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no ag::Error)";
+}
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+const Function cube{"cube", [](const Inputs& x) { return arma::mat(arma::pow(x[0], 3)); },
+                    [](const Inputs& x, const arma::mat&, const arma::mat& dy) {
+                      return Grads{3 * arma::square(x[0]) % dy};
+                    }};
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(used_like_a_builtin)
+
+BOOST_AUTO_TEST_CASE(its_gradient_flows_and_passes_gradcheck) {
+  Tape tape;
+  Var x = tape.leaf(2.0);
+  Var y = apply(cube, {x}) * 2.0;
+  tape.backward(y);
+  BOOST_TEST(y.item() == 16.0);
+  BOOST_TEST(x.grad()(0) == 24.0);  // 2 * 3 x^2
+  BOOST_TEST(custom_function(tape.node(1)) == &std::as_const(tape.node(1)).backward.target<CustomBackward>()->f);
+  const TapeFunction f = [](Tape&, const std::vector<Var>& v) { return apply(cube, {v[0]}); };
+  BOOST_TEST(gradcheck(f, {arma::mat{{0.5, -1.5}, {2.0, 0.25}}}).passed);
+}
+
+BOOST_AUTO_TEST_CASE(a_wrong_number_or_shape_of_gradients_is_refused_by_name) {
+  const Function two{"two_grads", [](const Inputs& x) { return x[0]; },
+                     [](const Inputs& x, const arma::mat&, const arma::mat&) { return Grads{x[0], x[0]}; }};
+  const Function bad{"bad_shape", [](const Inputs& x) { return x[0]; },
+                     [](const Inputs&, const arma::mat&, const arma::mat&) { return Grads{arma::mat(1, 2)}; }};
+  Tape tape;
+  Var x = tape.leaf(arma::mat(2, 2, arma::fill::ones));
+  std::string msg = error_of([&] { tape.backward(sum(apply(two, {x}))); });
+  BOOST_TEST(has(msg, "'two_grads' returned 2 gradients for 1 inputs"), msg);
+  msg = error_of([&] { tape.backward(sum(apply(bad, {x}))); });
+  BOOST_TEST(has(msg, "'bad_shape' returned a 1x2 gradient for input 0, which is 2x2"), msg);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(a_backward_may_not_change_the_tape)
+
+// The natural mistake: computing the gradient with ops on a Var captured from
+// the forward, instead of with Armadillo on the values backward receives.
+BOOST_AUTO_TEST_CASE(an_op_called_inside_a_custom_backward_names_the_custom_node) {
+  Tape tape;
+  Var x = tape.leaf(arma::mat(2, 2, arma::fill::value(0.5)));
+  const Function exp_wrong{"my_exp", [](const Inputs& in) { return arma::mat(arma::exp(in[0])); },
+                           [x](const Inputs&, const arma::mat&, const arma::mat& dy) {
+                             return Grads{exp(x).value() % dy};  // records on the tape being walked
+                           }};
+  Var y = sum(apply(exp_wrong, {x}));
+  const std::string msg = error_of([&] { tape.backward(y); });
+  BOOST_TEST(has(msg, "backward of 'my_exp' (node 1, 2x2) recorded a node 'exp'"), msg);
+  BOOST_TEST(has(msg, "may only accumulate into its inputs' gradients"), msg);
+  BOOST_TEST(tape.size() == 3u);  // leaf, my_exp, sum: nothing was added
+}
+
+BOOST_AUTO_TEST_CASE(a_leaf_made_inside_a_custom_backward_is_refused) {
+  Tape tape;
+  Var x = tape.leaf(1.0);
+  Tape* t = &tape;
+  const Function f{"leafy", [](const Inputs& in) { return in[0]; },
+                   [t](const Inputs&, const arma::mat&, const arma::mat& dy) {
+                     return Grads{t->leaf(arma::mat(dy)).value()};
+                   }};
+  const std::string msg = error_of([&] { tape.backward(apply(f, {x})); });
+  BOOST_TEST(has(msg, "backward of 'leafy' (node 1, 1x1) recorded a node 'leaf'"), msg);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
