@@ -128,6 +128,33 @@ Var Tape::leaf(arma::mat value, std::string name) {
 
 Var Tape::leaf(double value, std::string name) { return leaf(arma::mat(1, 1, arma::fill::value(value)), std::move(name)); }
 
+namespace {
+// Armadillo builds a matrix from rows in braces; checked here so a ragged list names itself.
+arma::mat from_rows(std::initializer_list<std::initializer_list<double>> rows, const char* what) {
+  const std::size_t cols = rows.size() == 0 ? 0 : rows.begin()->size();
+  arma::mat m(rows.size(), cols);
+  arma::uword r = 0;
+  for (const std::initializer_list<double>& row : rows) {
+    if (row.size() != cols) {
+      throw Error(std::string(what) + ": row " + std::to_string(r) + " has " + std::to_string(row.size()) +
+                  " values, row 0 has " + std::to_string(cols) + " (every row needs the same number)");
+    }
+    arma::uword c = 0;
+    for (double v : row) m(r, c++) = v;
+    ++r;
+  }
+  return m;
+}
+}  // namespace
+
+Var Tape::leaf(std::initializer_list<std::initializer_list<double>> rows, std::string name) {
+  return leaf(from_rows(rows, "leaf"), std::move(name));
+}
+
+Var Tape::constant(std::initializer_list<std::initializer_list<double>> rows, std::string name) {
+  return constant(from_rows(rows, "constant"), std::move(name));
+}
+
 Var Tape::constant(arma::mat value, std::string name) {
   new_node(std::move(name), std::move(value));
   return finish_node();

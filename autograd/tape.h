@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -112,8 +113,12 @@ class Tape {
   // gradients: backward differentiates at the values the forward saw.
   Var leaf(arma::mat value, std::string name = "leaf");
   Var leaf(double value, std::string name = "leaf");  // a 1x1 leaf: tape.leaf(2.0)
+  // Rows in braces: tape.leaf({{1, 2}, {3, 4}}), tape.leaf({{-4.0}}), tape.leaf({{1}, {2}})
+  // (Armadillo's own constructor finds the last two ambiguous).
+  Var leaf(std::initializer_list<std::initializer_list<double>> rows, std::string name = "leaf");
   Var constant(arma::mat value, std::string name = "const");
   Var constant(double value, std::string name = "const");
+  Var constant(std::initializer_list<std::initializer_list<double>> rows, std::string name = "const");
   Var param(Parameter& p);
 
   // Used by ops: record one node with its backward and what that backward reads.

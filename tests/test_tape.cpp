@@ -326,6 +326,18 @@ BOOST_AUTO_TEST_CASE(a_scalar_leaf_and_item) {
   check_error([&] { (void)tape.leaf(arma::mat(2, 3, arma::fill::zeros)).item(); }, {"item", "2x3", "not 1x1"});
 }
 
+BOOST_AUTO_TEST_CASE(rows_in_braces_including_1x1_and_a_column) {
+  Tape tape;
+  Var s = tape.leaf({{-4.0}});          // Armadillo alone finds these two ambiguous
+  Var col = tape.leaf({{1.0}, {2.0}, {3.0}});
+  Var m = tape.constant({{1.0, 2.0}, {3.0, 4.0}});
+  BOOST_TEST(s.item() == -4.0);
+  BOOST_TEST(col.shape() == "3x1");
+  BOOST_TEST(col.value()(2, 0) == 3.0);
+  BOOST_TEST(m.value()(1, 0) == 3.0);
+  check_error([&] { (void)tape.leaf({{1.0, 2.0}, {3.0}}); }, {"leaf", "row 1 has 1 values, row 0 has 2"});
+}
+
 BOOST_AUTO_TEST_CASE(a_node_past_the_end_is_an_error) {
   Tape tape;
   (void)tape.leaf(1.0);
