@@ -1,5 +1,7 @@
 #include "bench/report.h"
 
+#include "data/resources.h"
+
 // Boost 1.74's JSON parser still includes the old <boost/bind.hpp>, which prints a
 // deprecation note on every build unless this keeps its global placeholders.
 #define BOOST_BIND_GLOBAL_PLACEHOLDERS
@@ -108,7 +110,7 @@ Peer run_peer(const std::string& args, const std::string& env) {
   for (const std::string& py : pythons) {
     const std::string probe = py + " -c 'import torch' >/dev/null 2>&1";
     if (std::system(probe.c_str()) != 0) continue;
-    const std::string script = std::string(AUTOGRAD_SOURCE_DIR) + "/bench/peer_torch.py";
+    const std::string script = ag::shipped_file("bench/peer_torch.py");
     const std::string command = "OMP_NUM_THREADS=1 " + env + " " + py + " '" + script + "' " + args;
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) break;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "data/resources.h"
 
 namespace cli {
 
@@ -25,22 +26,38 @@ namespace {
 
 const std::vector<std::string> kExercises = {"softmax", "layernorm", "rmsnorm", "matmul_bias"};
 
-fs::path build_dir() {
+std::string shell_quote(const std::string& s);
+
+// Where CMake recorded the toolchain: PREFIX/share/autograd/assignments/ for an
+// installed program (paths written as ${prefix}), else BUILD/assignments/.
+fs::path toolchain_path() {
+  const std::string prefix = ag::installed_prefix();
+  if (!prefix.empty()) return fs::path(ag::shipped_file("assignments")) / "grade_toolchain.txt";
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : self.parent_path().parent_path();  // BUILD/cli/autograd -> BUILD
+  const fs::path build = ec ? fs::current_path() : self.parent_path().parent_path();  // BUILD/cli/autograd -> BUILD
+  return build / "assignments" / "grade_toolchain.txt";
+}
+
+std::string with_prefix(std::string value, const std::string& prefix) {
+  const std::string mark = "${prefix}";
+  for (std::size_t at = value.find(mark); at != std::string::npos; at = value.find(mark, at + prefix.size())) {
+    value.replace(at, mark.size(), prefix);
+  }
+  return value;
 }
 
 std::map<std::string, std::string> read_toolchain(const fs::path& path) {
   std::ifstream in(path);
   if (!in) {
     throw UsageError("cannot read " + path.string() +
-                     ": configure and build the project first (cmake --build BUILD)");
+                     ": configure and build the project first (cmake --build BUILD), or install it (cmake --install BUILD)");
   }
+  const std::string prefix = ag::installed_prefix();
   std::map<std::string, std::string> kv;
   for (std::string line; std::getline(in, line);) {
     const std::size_t eq = line.find('=');
-    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = with_prefix(line.substr(eq + 1), shell_quote(prefix));
   }
   return kv;
 }
@@ -103,7 +120,7 @@ int cmd_grade(const std::vector<std::string>& args) {
   if (file.empty()) throw UsageError("which file? autograd grade FILE.cpp");
   if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file);
   const std::string name = exercise_of(file, exercise);
-  std::map<std::string, std::string> tc = read_toolchain(build_dir() / "assignments" / "grade_toolchain.txt");
+  std::map<std::string, std::string> tc = read_toolchain(toolchain_path());
 
   char tmpl[] = "/tmp/autograd-grade-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("cannot create a temporary folder");

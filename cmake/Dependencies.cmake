@@ -7,24 +7,16 @@ function(autograd_require found what package)
   endif()
 endfunction()
 
-# Armadillo (Debian's build wraps BLAS/LAPACK, which resolve to OpenBLAS).
-find_package(Armadillo QUIET)
-autograd_require(ARMADILLO_FOUND "Armadillo" "libarmadillo-dev libopenblas-dev")
+# What the libraries need (Armadillo, Boost.Iostreams, gnuplot-iostream).
+include(autogradLibraryDependencies)
 
-# Boost: Test, Program_options, Iostreams and Filesystem (for gnuplot-iostream).
-set(Boost_NO_WARN_NEW_VERSIONS ON)
-find_package(Boost 1.74 QUIET COMPONENTS unit_test_framework program_options iostreams filesystem)
+# What the programs and tests need on top: Boost.Test and Program_options.
+find_package(Boost 1.74 QUIET COMPONENTS unit_test_framework program_options)
 if(NOT TARGET Boost::unit_test_framework)
   autograd_require(FALSE "Boost.Test" "libboost-test-dev")
 endif()
 if(NOT TARGET Boost::program_options)
   autograd_require(FALSE "Boost.Program_options" "libboost-program-options-dev")
-endif()
-if(NOT TARGET Boost::iostreams)
-  autograd_require(FALSE "Boost.Iostreams (needed by gnuplot-iostream)" "libboost-iostreams-dev")
-endif()
-if(NOT TARGET Boost::filesystem)
-  autograd_require(FALSE "Boost.Filesystem (needed by gnuplot-iostream)" "libboost-filesystem-dev")
 endif()
 
 # cmark-gfm, GitHub's CommonMark parser (with its table extension): the lessons'
@@ -40,9 +32,6 @@ if(CMARK_GFM_INCLUDE_DIR AND CMARK_GFM_LIBRARY AND CMARK_GFM_EXTENSIONS_LIBRARY)
 else()
   autograd_require(FALSE "cmark-gfm (Markdown to HTML)" "libcmark-gfm-dev libcmark-gfm-extensions-dev")
 endif()
-
-find_package(GnuplotIostream QUIET)
-autograd_require(GnuplotIostream_FOUND "gnuplot-iostream.h" "libgnuplot-iostream-dev")
 
 # gnuplot itself is needed only at run time, to draw: without it the programs
 # still write their CSV files and say which package draws the plots.

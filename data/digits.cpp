@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "data/csv.h"
+#include "data/resources.h"
 
 namespace ag {
 
-std::string default_digits_path() { return std::string(AUTOGRAD_SOURCE_DIR) + "/data/digits/digits.csv.gz"; }
+std::string default_digits_path() { return shipped_file("data/digits/digits.csv.gz"); }
 
 namespace {
 

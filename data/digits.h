@@ -8,7 +8,7 @@
 
 namespace ag {
 
-// The shipped file: AUTOGRAD_SOURCE_DIR/data/digits/digits.csv.gz.
+// The shipped file data/digits/digits.csv.gz (data/resources.h says where it is looked for).
 std::string default_digits_path();
 
 // Reads the gzip-compressed CSV (64 pixels 0..16, then the label; no header).
