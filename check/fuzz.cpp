@@ -1,11 +1,12 @@
-// The random graph generator and the graph's replay and printout.
+// The random graph generator: each step a row of the op table, its inputs
+// inside the row's domains. (A graph's replay and printout: fuzz_graph.cpp.)
 #include "check/fuzz.h"
 
-#include <iomanip>
-#include <random>
-#include <sstream>
+#include <numeric>
 
+#include "autograd/rng.h"
 #include "check/fuzz_steps.h"
+#include "check/op_table.h"
 
 namespace ag {
 
@@ -14,9 +15,13 @@ using namespace fuzz_detail;
 namespace {
 
 bool is_scalar(const arma::mat& m) { return m.n_rows == 1 && m.n_cols == 1; }
+bool is_positive_domain(Domain d) {
+  return d == Domain::Positive || d == Domain::PowerBase || d == Domain::AwayFromZero;
+}
 
-// Builds one graph step by step. Each draw appends one op (and, for log,
-// sqrt, pow and div, the steps that first move its input into the domain).
+// Builds one graph step by step. Each draw appends one row of the op table
+// (and, for inputs that must be positive or away from zero, the steps that
+// first move a value there).
 class Generator {
  public:
   Generator(std::uint64_t seed, const FuzzOptions& options) : rng_(seed), options_(options) {
@@ -37,37 +42,47 @@ class Generator {
   }
 
  private:
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-  double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
-  bool coin(double p) { return real(0, 1) < p; }
+  int uniform(int lo, int hi) { return lo + int(rng_.below(std::uint64_t(hi - lo + 1))); }
+  bool coin(double p) { return rng_.uniform() < p; }
+  const arma::mat& value(int k) const { return graph_.steps[k].value; }
 
   void add_leaves() {
     const arma::uword n = coin(0.1) ? 1 : uniform(2, 4), d = coin(0.1) ? 1 : uniform(2, 5);
     const arma::uword m = uniform(1, 4);
-    const std::vector<std::pair<arma::uword, arma::uword>> shapes = {{n, d}, {1, d}, {n, 1}, {1, 1}, {d, m}};
+    const std::vector<Shape> shapes = {{n, d}, {1, d}, {n, 1}, {1, 1}, {d, m}};
     const int count = uniform(2, 4);
     for (int k = 0; k < count; ++k) {
-      const auto& [rows, cols] = shapes[k == 0 ? 0 : uniform(0, int(shapes.size()) - 1)];
-      FuzzStep leaf{"leaf", {}, 0, arma::mat(rows, cols)};
-      for (double& v : leaf.value) v = real(-2, 2);
-      graph_.steps.push_back(std::move(leaf));
+      const Shape s = shapes[k == 0 ? 0 : uniform(0, int(shapes.size()) - 1)];
+      graph_.steps.push_back({"leaf", {}, {}, rng_.uniform(s.rows, s.cols, -2.0, 2.0)});
     }
   }
 
-  // Binary ops weigh 3, so broadcasting and reuse come up often; reductions along
-  // a dim 0.5 each (there are 12); the other ops 1, custom ops 2.
+  // Binary ops weigh 3, so broadcasting and reuse come up often; reductions
+  // along a dim 0.5 each (there are 12); the other rows 1, custom ops 2.
   std::string pick_op_name() {
     std::vector<std::string> names;
     std::vector<double> weights;
-    for (const OpDef& op : op_defs()) {
-      names.push_back(op.name);
-      weights.push_back(op.arity == 2 ? 3.0 : op.dim >= 0 ? 0.5 : 1.0);
+    for (const OpRow& row : op_table()) {
+      names.push_back(row.name);
+      weights.push_back(row.inputs.size() == 2 ? 3.0 : row.dim >= 0 && row.shapes == Shapes::One ? 0.5 : 1.0);
     }
     for (const FuzzCustomOp& c : options_.custom_ops) {
       names.push_back(c.name);
       weights.push_back(2.0);
     }
-    return names[std::discrete_distribution<std::size_t>(weights.begin(), weights.end())(rng_)];
+    double r = rng_.uniform(0.0, std::accumulate(weights.begin(), weights.end(), 0.0));
+    for (std::size_t k = 0; k + 1 < names.size(); ++k) {
+      if ((r -= weights[k]) < 0) return names[k];
+    }
+    return names.back();
+  }
+
+  std::vector<double> draw_constants(const OpRow& row) {
+    std::vector<double> values;
+    for (const Constant& c : row.constants) {
+      values.push_back(c.choices.empty() ? c.value : c.choices[uniform(0, int(c.choices.size()) - 1)]);
+    }
+    return values;
   }
 
   std::vector<int> use_counts() const {
@@ -85,7 +100,7 @@ class Generator {
     for (std::size_t k = 0; k < uses.size(); ++k) {
       if (uses[k] > 0 || graph_.steps[k].op == "leaf") continue;
       ++unused;
-      if (!is_scalar(graph_.steps[k].value)) ++to_reduce;
+      if (!is_scalar(value(int(k)))) ++to_reduce;
     }
     return to_reduce + (unused > 0 ? unused - 1 : 0);
   }
@@ -100,7 +115,7 @@ class Generator {
     const bool want_large = large && coin(0.75);
     for (int pass = 0; pass < 2 && all.empty(); ++pass) {
       for (std::size_t k = 0; k < graph_.steps.size(); ++k) {
-        const arma::mat& v = graph_.steps[k].value;
+        const arma::mat& v = value(int(k));
         if (!ok(v) || (pass == 0 && want_large && v.n_elem == 1)) continue;
         all.push_back(int(k));
         if (uses[k] == 0 && graph_.steps[k].op != "leaf") unused.push_back(int(k));
@@ -111,13 +126,14 @@ class Generator {
   }
 
   // Appends a step; -1 when its input is outside the domain or its value is too large.
-  int push(std::string op, std::vector<int> args, double constant = 0, double limit = kMaxMagnitude) {
+  int push(std::string op, std::vector<int> args, std::vector<double> constants = {},
+           double limit = kMaxMagnitude) {
     for (int a : args) {
       if (a < 0) return -1;
     }
-    FuzzStep s{std::move(op), std::move(args), constant, {}};
+    FuzzStep s{std::move(op), std::move(args), std::move(constants), {}};
     if (!evaluate_step(s, graph_.steps, graph_.custom_ops)) return -1;
-    if (arma::abs(s.value).max() > limit) return -1;
+    if (!s.value.is_empty() && arma::abs(s.value).max() > limit) return -1;
     graph_.steps.push_back(std::move(s));
     return int(graph_.steps.size()) - 1;
   }
@@ -125,51 +141,80 @@ class Generator {
   // x itself when already >= 0.3, else exp(x), square(x) + 0.5 or sigmoid(x) + 0.5.
   int positive_version(int k) {
     if (k < 0) return -1;
-    const arma::mat& x = graph_.steps[k].value;
+    const arma::mat& x = value(k);
     if (x.min() >= 0.3 && coin(0.5)) return k;
     const bool exp_ok = x.min() >= -1.2 && x.max() <= 4.6;
     const bool square_ok = arma::abs(x).max() <= 9.9;
     const int choice = uniform(0, 2);
     if (choice == 0 && exp_ok) return push("exp", {k});
-    if (choice <= 1 && square_ok) return push("add_scalar", {push("square", {k})}, 0.5);
-    return push("add_scalar", {push("sigmoid", {k})}, 0.5);
+    if (choice <= 1 && square_ok) return push("add_scalar", {push("square", {k})}, {0.5});
+    return push("add_scalar", {push("sigmoid", {k})}, {0.5});
   }
 
+  // Step k as input `slot` of `row`: a value outside a positive domain (log's,
+  // a divisor's) is first moved into it; push refuses any other misfit.
+  int into_domain(const OpRow& row, std::size_t slot, int k, const std::vector<double>& constants) {
+    if (k < 0 || !is_positive_domain(row.inputs[slot])) return k;
+    const bool divisor = row.inputs[slot] == Domain::AwayFromZero;
+    if (accepts(row, slot, value(k), constants) && (divisor || coin(0.5))) return k;
+    return positive_version(k);
+  }
+
+  // A first operand that is, or can be moved, inside input 0's domain.
+  int pick_first(const OpRow& row, const std::vector<double>& constants) {
+    if (is_positive_domain(row.inputs[0])) return into_domain(row, 0, pick(any_value, true), constants);
+    return pick([&](const arma::mat& m) { return accepts(row, 0, m, constants); }, true);
+  }
+
+  static bool any_value(const arma::mat&) { return true; }
+
   bool draw_op(const std::string& name) {
-    const OpDef* op = find_op(name);
-    auto any = [](const arma::mat&) { return true; };
-    if (op == nullptr) return push(name, {pick(any, true)}) >= 0;  // a custom op
-    if (name == "matmul") {
-      const int a = pick(any, true);
-      if (a < 0) return false;
-      const arma::uword inner = graph_.steps[a].value.n_cols;
-      int b = pick([inner](const arma::mat& m) { return m.n_rows == inner; });
-      if (b < 0 || coin(0.3)) b = push("transpose", {pick([inner](const arma::mat& m) { return m.n_cols == inner; })});
-      return push("matmul", {a, b}) >= 0;
+    const OpRow* row = find_op(name);
+    if (row == nullptr) return push(name, {pick(any_value, true)}) >= 0;  // a custom op
+    const std::vector<double> constants = draw_constants(*row);
+    switch (row->shapes) {
+      case Shapes::One: return push(name, {pick_first(*row, constants)}, constants) >= 0;
+      case Shapes::Broadcast: return draw_broadcast(*row, constants);
+      case Shapes::Matmul: return draw_matmul(*row);
+      case Shapes::PerFeature: return draw_per_feature(*row, constants);
     }
-    if (op->arity == 2) {
-      const int a = pick(any, true);
-      if (a < 0) return false;
-      const arma::mat& x = graph_.steps[a].value;
-      const bool other_shape = coin(0.5);  // half the time, insist on broadcasting
-      auto fits = [&x](const arma::mat& m) {
-        return (m.n_rows == x.n_rows || m.n_rows == 1 || x.n_rows == 1) &&
-               (m.n_cols == x.n_cols || m.n_cols == 1 || x.n_cols == 1);
-      };
-      int b = pick([&](const arma::mat& m) { return fits(m) && (!other_shape || arma::size(m) != arma::size(x)); });
-      if (b < 0) b = pick(fits);
-      if (name == "div" && b >= 0 && arma::abs(graph_.steps[b].value).min() < 0.3) b = positive_version(b);
-      return push(name, {a, b}) >= 0;
+    return false;
+  }
+
+  bool draw_broadcast(const OpRow& row, const std::vector<double>& constants) {
+    const int a = pick_first(row, constants);
+    if (a < 0) return false;
+    const arma::mat& x = value(a);
+    const bool other_shape = coin(0.5);  // half the time, insist on broadcasting
+    auto fits = [&x](const arma::mat& m) {
+      return (m.n_rows == x.n_rows || m.n_rows == 1 || x.n_rows == 1) &&
+             (m.n_cols == x.n_cols || m.n_cols == 1 || x.n_cols == 1);
+    };
+    int b = pick([&](const arma::mat& m) { return fits(m) && (!other_shape || arma::size(m) != arma::size(x)); });
+    if (b < 0) b = pick(fits);
+    return push(row.name, {a, into_domain(row, 1, b, constants)}, constants) >= 0;
+  }
+
+  bool draw_matmul(const OpRow& row) {
+    const int a = pick(any_value, true);
+    if (a < 0) return false;
+    const arma::uword inner = value(a).n_cols;
+    int b = pick([inner](const arma::mat& m) { return m.n_rows == inner; });
+    if (b < 0 || coin(0.3)) b = push("transpose", {pick([inner](const arma::mat& m) { return m.n_cols == inner; })});
+    return push(row.name, {a, b}) >= 0;
+  }
+
+  // x inside its domain, then a 1 x (x's columns) value for each parameter (gamma, beta).
+  bool draw_per_feature(const OpRow& row, const std::vector<double>& constants) {
+    std::vector<int> args = {pick_first(row, constants)};
+    if (args[0] < 0) return false;
+    const arma::uword cols = value(args[0]).n_cols;
+    for (std::size_t k = 1; k < row.inputs.size(); ++k) {
+      args.push_back(pick([&](const arma::mat& m) {
+        return m.n_rows == 1 && m.n_cols == cols && accepts(row, k, m, constants);
+      }));
     }
-    if (name == "add_scalar") return push(name, {pick(any, true)}, real(-1, 1)) >= 0;
-    if (name == "mul_scalar") return push(name, {pick(any, true)}, real(-2, 2)) >= 0;
-    if (name == "pow_scalar") {
-      const double p = std::vector<double>{2, 3, 0.5, 1.5, -1, -0.5}[uniform(0, 5)];
-      const int a = pick(any, true);
-      return push(name, {p == 2 || p == 3 ? a : positive_version(a)}, p) >= 0;
-    }
-    if (name == "log" || name == "sqrt") return push(name, {positive_version(pick(any, true))}) >= 0;
-    return push(name, {pick(any, true)}) >= 0;  // exp, relu, max: push refuses inputs out of domain
+    return push(row.name, std::move(args), constants) >= 0;
   }
 
   // Reduces every value no step reads to 1x1 and adds them up: every op reaches the output.
@@ -179,15 +224,15 @@ class Generator {
     for (std::size_t k = 0; k < uses.size(); ++k) {
       if (uses[k] > 0 || graph_.steps[k].op == "leaf") continue;
       const int k_int = int(k);
-      outputs.push_back(is_scalar(graph_.steps[k].value) ? k_int : push("mean", {k_int}));
+      outputs.push_back(is_scalar(value(k_int)) ? k_int : push("mean", {k_int}));
     }
     if (outputs.empty()) outputs.push_back(push("mean", {0}));
     int total = outputs[0];
-    for (std::size_t k = 1; k < outputs.size(); ++k) total = push("add", {total, outputs[k]}, 0, kMaxValue);
+    for (std::size_t k = 1; k < outputs.size(); ++k) total = push("add", {total, outputs[k]}, {}, kMaxValue);
     (void)total;
   }
 
-  std::mt19937_64 rng_;
+  Rng rng_;
   const FuzzOptions& options_;
   FuzzGraph graph_;
 };
@@ -196,86 +241,6 @@ class Generator {
 
 FuzzGraph random_graph(std::uint64_t seed, const FuzzOptions& options) {
   return Generator(seed, options).make();
-}
-
-const std::vector<std::string>& fuzz_op_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const OpDef& op : op_defs()) v.push_back(op.name);
-    return v;
-  }();
-  return names;
-}
-
-Var FuzzGraph::run(Tape& tape, const std::vector<Var>& leaves) const {
-  (void)tape;  // the ops record on the tape the leaves live on
-  std::vector<Var> values;
-  std::size_t next_leaf = 0;
-  for (const FuzzStep& s : steps) {
-    if (s.op == "leaf") {
-      if (next_leaf >= leaves.size()) throw Error("fuzz: the graph has more leaves than the inputs given");
-      values.push_back(leaves[next_leaf++]);
-      continue;
-    }
-    std::vector<Var> args;
-    for (int a : s.args) args.push_back(values.at(a));
-    values.push_back(apply_step(s, args, custom_ops));
-  }
-  if (values.empty()) throw Error("fuzz: the graph is empty");
-  return values.back();
-}
-
-std::vector<arma::mat> FuzzGraph::leaf_values() const {
-  std::vector<arma::mat> v;
-  for (const FuzzStep& s : steps) {
-    if (s.op == "leaf") v.push_back(s.value);
-  }
-  return v;
-}
-
-int FuzzGraph::op_count() const {
-  int n = 0;
-  for (const FuzzStep& s : steps) n += s.op == "leaf" ? 0 : 1;
-  return n;
-}
-
-namespace {
-// "[1.2, -0.5; 0.3, 2]": the matrix literal the CLI reads, rows separated by ';'.
-std::string literal(const arma::mat& m) {
-  std::ostringstream os;
-  os << std::setprecision(4) << "[";
-  for (arma::uword r = 0; r < m.n_rows; ++r) {
-    for (arma::uword c = 0; c < m.n_cols; ++c) os << (c ? ", " : "") << m(r, c);
-    os << (r + 1 < m.n_rows ? "; " : "]");
-  }
-  return os.str();
-}
-}  // namespace
-
-std::string FuzzGraph::describe() const {
-  std::ostringstream os;
-  const std::size_t leaves = steps.size() - op_count();
-  os << "graph from seed " << seed << ": " << leaves << (leaves == 1 ? " leaf, " : " leaves, ") << op_count()
-     << (op_count() == 1 ? " op\n" : " ops\n");
-  for (std::size_t k = 0; k < steps.size(); ++k) {
-    const FuzzStep& s = steps[k];
-    std::string call = s.op;
-    if (s.op != "leaf") {
-      call += "(";
-      for (std::size_t i = 0; i < s.args.size(); ++i) call += (i ? ", v" : "v") + std::to_string(s.args[i]);
-      if (s.op == "add_scalar" || s.op == "mul_scalar" || s.op == "pow_scalar") {
-        std::ostringstream c;
-        c << std::setprecision(4) << s.constant;
-        call += ", " + c.str();
-      }
-      call += ")";
-    }
-    os << "  v" << std::left << std::setw(3) << k << " = " << std::setw(28) << call << shape_str(s.value);
-    if (s.op == "leaf") os << "  " << (s.value.n_elem <= 24 ? literal(s.value) : "(values not shown)");
-    os << "\n";
-  }
-  os << "  output: v" << (steps.empty() ? 0 : steps.size() - 1) << "\n";
-  return os.str();
 }
 
 }  // namespace ag

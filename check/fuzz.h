@@ -4,10 +4,10 @@
 // A graph is a list of steps; step k reads earlier steps by index, so a value
 // can feed several later steps (the diamonds where gradients must add up).
 // Leaves have shapes NxD, 1xD, Nx1, 1x1 or DxM, so the binary ops broadcast,
-// and every primitive of ops/ops.h can be drawn. Inputs stay inside each op's
-// domain: log, sqrt and fractional powers read a positive-ified value
-// (square(x) + 0.5 or exp(x)), divisors are bounded away from zero, and relu
-// and max never sit within reach of their kinks.
+// and every row of the op table (check/op_table.h) can be drawn. Inputs stay
+// inside each row's domains: log, sqrt and fractional powers read a
+// positive-ified value (square(x) + 0.5 or exp(x)), divisors are bounded away
+// from zero, and relu and max never sit within reach of their kinks.
 //
 // When a graph fails, `shrink` drops steps and replaces subexpressions with
 // leaves (holding the values they had) while the graph still fails, so the
@@ -47,7 +47,7 @@ struct FuzzOptions {
 struct FuzzStep {
   std::string op;          // "leaf", "add", "log", "sum(dim=0)", "var_unbiased(dim=1)", custom name
   std::vector<int> args;   // indices of earlier steps
-  double constant = 0;     // for add_scalar, mul_scalar, pow_scalar
+  std::vector<double> constants;  // the row's constants: add_scalar's c, layernorm_fused's eps
   arma::mat value;         // the leaf's value (and, for every step, the value it had when drawn)
 };
 
@@ -98,8 +98,5 @@ struct FuzzReport {
 // max_failures failures (each one shrunk), so a bug does not cost hours.
 FuzzReport fuzz(int graphs, std::uint64_t first_seed, const FuzzOptions& options = {},
                 int max_failures = 1);
-
-// The ops the generator draws from (built-in ones; custom ops come on top).
-const std::vector<std::string>& fuzz_op_names();
 
 }  // namespace ag

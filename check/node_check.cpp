@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <map>
-#include <random>
 #include <sstream>
 
 #include "autograd/custom_op.h"
-#include "ops/layernorm.h"
-#include "ops/ops.h"
+#include "autograd/rng.h"
+#include "check/op_table.h"
 
 namespace ag {
 
@@ -17,79 +15,19 @@ namespace {
 
 // A node's forward on plain matrices, ready to be run on nudged inputs.
 using Forward = std::function<arma::mat(const Inputs& inputs)>;
-// Builds a node's forward from the node and its input values (some ops read a constant back).
-using ReplayFactory = std::function<Forward(const Node& node, const Inputs& inputs)>;
 
-Forward on_fresh_tape(const TapeFunction& op) {
-  return [op](const Inputs& inputs) {
+// The op-table row applied on a fresh tape to constant inputs, with the
+// constants the node was recorded with (add_scalar's c, layernorm_fused's eps).
+Forward replay(const OpRow& row, const Node& node) {
+  std::vector<double> constants;
+  for (const Constant& c : row.constants) constants.push_back(attribute(node, c.name));
+  return [&row, constants](const Inputs& inputs) {
     Tape tape;
     NoGrad no_grad(tape);
     std::vector<Var> vars;
     for (const arma::mat& m : inputs) vars.push_back(tape.constant(m));
-    return arma::mat(op(tape, vars).value());
+    return arma::mat(row.apply(vars, constants).value());
   };
-}
-
-ReplayFactory simple(TapeFunction op) {
-  return [op](const Node&, const Inputs&) { return on_fresh_tape(op); };
-}
-
-// Ops recorded with a constant (y = x + c, y = c x, y = x^p, a fused norm's
-// eps) replay with the value the node kept as its attribute.
-template <class Op>
-ReplayFactory with_attribute(const char* name, Op op) {
-  return [name, op](const Node& node, const Inputs&) -> Forward {
-    const double value = attribute(node, name);
-    return on_fresh_tape([op, value](Tape&, const std::vector<Var>& v) { return op(v, value); });
-  };
-}
-
-std::map<std::string, ReplayFactory> builtin_replays() {
-  using V = const std::vector<Var>&;
-  std::map<std::string, ReplayFactory> r;
-  r["add"] = simple([](Tape&, V v) { return add(v[0], v[1]); });
-  r["sub"] = simple([](Tape&, V v) { return sub(v[0], v[1]); });
-  r["mul"] = simple([](Tape&, V v) { return mul(v[0], v[1]); });
-  r["div"] = simple([](Tape&, V v) { return div(v[0], v[1]); });
-  r["matmul"] = simple([](Tape&, V v) { return matmul(v[0], v[1]); });
-  r["neg"] = simple([](Tape&, V v) { return neg(v[0]); });
-  r["exp"] = simple([](Tape&, V v) { return exp(v[0]); });
-  r["log"] = simple([](Tape&, V v) { return log(v[0]); });
-  r["sqrt"] = simple([](Tape&, V v) { return sqrt(v[0]); });
-  r["square"] = simple([](Tape&, V v) { return square(v[0]); });
-  r["tanh"] = simple([](Tape&, V v) { return tanh(v[0]); });
-  r["sigmoid"] = simple([](Tape&, V v) { return sigmoid(v[0]); });
-  r["relu"] = simple([](Tape&, V v) { return relu(v[0]); });
-  r["transpose"] = simple([](Tape&, V v) { return transpose(v[0]); });
-  r["sum"] = simple([](Tape&, V v) { return sum(v[0]); });
-  r["mean"] = simple([](Tape&, V v) { return mean(v[0]); });
-  for (int d = 0; d < 2; ++d) {
-    const std::string dim = "(dim=" + std::to_string(d) + ")";
-    r["sum" + dim] = simple([d](Tape&, V v) { return sum(v[0], d); });
-    r["mean" + dim] = simple([d](Tape&, V v) { return mean(v[0], d); });
-    r["var" + dim] = simple([d](Tape&, V v) { return var(v[0], d); });
-    r["var_unbiased" + dim] = simple([d](Tape&, V v) { return var(v[0], d, true); });
-    r["max" + dim] = simple([d](Tape&, V v) { return max(v[0], d); });
-    r["logsumexp" + dim] = simple([d](Tape&, V v) { return logsumexp(v[0], d); });
-  }
-  r["add_scalar"] = with_attribute("c", [](V v, double c) { return add_scalar(v[0], c); });
-  r["mul_scalar"] = with_attribute("c", [](V v, double c) { return mul_scalar(v[0], c); });
-  r["pow_scalar"] = with_attribute("p", [](V v, double p) { return pow_scalar(v[0], p); });
-  r["layernorm_fused"] = with_attribute("eps", [](V v, double eps) { return layernorm_fused(v[0], v[1], v[2], eps); });
-  r["rmsnorm_fused"] = with_attribute("eps", [](V v, double eps) { return rmsnorm_fused(v[0], v[1], eps); });
-  return r;
-}
-
-std::map<std::string, ReplayFactory>& replays() {
-  static std::map<std::string, ReplayFactory> table = builtin_replays();
-  return table;
-}
-
-arma::mat random_weights(const arma::mat& like, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  arma::mat w(arma::size(like));
-  for (double& v : w) v = u(rng);
-  return w;
 }
 
 // The node's backward alone, on a scratch tape holding one leaf per input slot.
@@ -106,21 +44,6 @@ Grads analytic_grads(const Node& node, const Inputs& inputs, const arma::mat& do
   return grads;
 }
 
-// d<w, forward(inputs)>/d inputs[k] by central differences.
-arma::mat numeric_grad(const Forward& forward, Inputs inputs, std::size_t k, const arma::mat& w, double eps) {
-  arma::mat g(arma::size(inputs[k]));
-  for (arma::uword e = 0; e < inputs[k].n_elem; ++e) {
-    const double x0 = inputs[k](e);
-    inputs[k](e) = x0 + eps;
-    const double plus = arma::accu(forward(inputs) % w);
-    inputs[k](e) = x0 - eps;
-    const double minus = arma::accu(forward(inputs) % w);
-    inputs[k](e) = x0;
-    g(e) = (plus - minus) / (2 * eps);
-  }
-  return g;
-}
-
 NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& options) {
   const Node& node = tape.node(id);
   NodeCheck c;
@@ -132,20 +55,22 @@ NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& op
   Forward forward;
   if (const Function* f = custom_function(node)) {
     forward = f->forward;
-  } else if (auto it = replays().find(node.op); it != replays().end()) {
+  } else if (const OpRow* row = find_op(node.op)) {
     try {
-      forward = it->second(node, inputs);
-    } catch (const std::exception& e) {
+      forward = replay(*row, node);
+    } catch (const Error& e) {
       c.note = std::string("cannot replay: ") + e.what();
       return c;
     }
   } else {
-    c.note = "no replay for op '" + node.op + "' (register_replay adds one)";
+    c.note = "no op-table row for '" + node.op + "' and no ag::Function behind it";
     return c;
   }
 
-  std::mt19937_64 rng(options.seed * 7919 + id);
-  const arma::mat w = random_weights(node.value, rng);
+  // <w, forward> with fixed random weights w: one backward (dout = w) checks every input.
+  Rng rng(options.seed * 7919 + id);
+  const arma::mat w = rng.uniform(node.value.n_rows, node.value.n_cols, -1.0, 1.0);
+  const ScalarFunction weighted = [&](const Inputs& x) { return arma::accu(forward(x) % w); };
   Grads analytic;
   try {
     analytic = analytic_grads(node, inputs, w);
@@ -162,7 +87,7 @@ NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& op
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     Diagnosis d;  // an input that needs no gradient is not checked
     if (tape.node(node.inputs[k]).requires_grad) {
-      d = diagnose_gradient(analytic[k], numeric_grad(forward, inputs, k, w, options.eps), diagnose_options);
+      d = diagnose_gradient(analytic[k], numeric_gradient(weighted, inputs, k, options.eps), diagnose_options);
     }
     if (!d.correct()) {
       c.status = NodeStatus::Failed;
@@ -180,12 +105,6 @@ NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& op
 }
 
 }  // namespace
-
-void register_replay(const std::string& op, ReplayFn replay) {
-  replays()[op] = [replay](const Node& node, const Inputs&) {
-    return on_fresh_tape([replay, node](Tape& t, const std::vector<Var>& v) { return replay(t, v, node); });
-  };
-}
 
 NodeCheckReport check_nodes(const Tape& tape, const GradcheckOptions& options) {
   NodeCheckReport report;

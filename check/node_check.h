@@ -4,18 +4,16 @@
 // is wrong, and says how it is wrong (check/diagnose.h).
 //
 // Checking a node needs its forward again ("replay"). A custom op (apply())
-// carries its forward. A built-in op is replayed by calling the public op again
-// on its saved input values, looked up by the node's op name in a replay table
-// ("mul", "sum(dim=1)", ...), with the constants the op was recorded with read
-// from the node's attributes (add_scalar's c, layernorm_fused's eps); other
-// files register their ops with register_replay. A node with neither is
+// carries its forward. A built-in op is replayed from its row in the op table
+// (check/op_table.h), looked up by the node's op name ("mul", "sum(dim=1)"),
+// applied to the node's input values with the constants the node keeps as
+// attributes (add_scalar's c, layernorm_fused's eps). A node with neither is
 // reported as skipped, never as passed.
 //
 // Run it after the forward and before backward (or after backward with
 // retain_graph): a node's backward closure is gone once backward released it.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,13 +22,6 @@
 #include "autograd/tape.h"
 
 namespace ag {
-
-// Re-records a built-in op on `tape` from constant inputs (same order as the node's).
-// `node` is the original node, for ops that need a constant from it (ag::attribute(node, "eps")).
-using ReplayFn = std::function<Var(Tape& tape, const std::vector<Var>& inputs, const Node& node)>;
-
-// Adds (or replaces) the replay of op name `op`.
-void register_replay(const std::string& op, ReplayFn replay);
 
 enum class NodeStatus { Passed, Failed, Skipped };
 

@@ -1,43 +1,109 @@
-// The op table: every differentiable op with its forward and backward formula
-// and a gradient-check case (input shapes and domains). Like PyTorch's
-// derivatives.yaml, one row per op; the tests and `autograd gradcheck` run
-// gradcheck on every row, so an op without a row is visible.
+// The op table: one row per op, keyed by exactly the name the op records as
+// Node::op, like PyTorch's derivatives.yaml. A row holds the op's forward and
+// backward formulas, what each input must hold (its Domain), the shapes
+// gradcheck runs it on, the constants it is recorded with (the node's
+// attributes) and how to apply it. Everything that needs the list of ops reads
+// this one: the gradcheck tests and `autograd gradcheck`, the per-node check
+// (to replay a node), the fuzzer (to draw ops) and the README's op table.
+// Adding an op is one function in ops/ and one row in op_table.cpp.
+//
+// Composed functions (layernorm_composed, c / a, ...) record only nodes of the
+// rows above and no node of their own. They sit in a second list, composites(),
+// gradchecked and listed like the ops, but a Node never carries their name.
 #pragma once
 
-#include <random>
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "autograd/gradcheck.h"
+#include "autograd/rng.h"
+#include "ops/broadcast.h"
 
 namespace ag {
 
-// Where an input's random values are drawn, so each op stays inside its domain.
+// What an input must hold for the op to be differentiable there, with finite
+// differences that mean something. A domain both draws values (gradcheck's
+// inputs) and says whether values the fuzzer already has qualify (accepts).
 enum class Domain {
-  Any,          // uniform in [-2, 2]
-  Positive,     // uniform in [0.5, 2]    (log, sqrt, pow)
-  AwayFromZero  // |x| in [0.5, 2]        (divisors, relu's kink)
+  Any,           // anything finite                              drawn in [-2, 2]
+  Positive,      // >= 0.25: log, sqrt                           drawn in [0.5, 2]
+  PowerBase,     // Positive, unless the power p is whole and > 0 drawn in [0.5, 2]
+  AwayFromZero,  // |x| >= 0.3: divisors                         drawn with |x| in [0.5, 2]
+  Kink,          // |x| >= 0.01: relu's differences never straddle its kink; drawn as AwayFromZero
+  ExpInput,      // <= 4.6, so exp stays below 100               drawn in [-2, 2]
+  MaxGap,        // the two largest along dim differ by >= 0.01  drawn in [-2, 2]
+  TwoAlong,      // at least 2 values along dim (unbiased var)   drawn in [-2, 2]
+  Spread,        // variance along dim >= 0.01 (LayerNorm's x: rstd stays <= 10); drawn in [-2, 2]
+  Scale,         // mean square along dim >= 0.01 (RMSNorm's x)  drawn in [-2, 2]
 };
 
-struct InputSpec {
-  arma::uword rows, cols;
-  Domain domain = Domain::Any;
+// How the inputs' shapes relate. The gradcheck cases obey it; the fuzzer picks
+// operands by it.
+enum class Shapes {
+  One,         // a single input of any shape
+  Broadcast,   // two inputs, equal along each dimension or 1 (ops/broadcast.h)
+  Matmul,      // a's columns = b's rows
+  PerFeature,  // x, then parameters of shape 1 x (x's columns): gamma, beta
 };
 
-struct OpCase {
-  std::string name;      // "mul (row broadcast)"
-  std::string forward;   // "y = a * b"
-  std::string backward;  // "da = dy * b, db = dy * a"
-  std::vector<InputSpec> inputs;
-  TapeFunction f;
+// A constant the op is called with. An op keeps it as its node's attribute
+// `name` (ag::attribute), so the per-node check replays the node with it.
+struct Constant {
+  const char* name;             // "c", "p", "eps"
+  double value;                 // what gradcheck uses
+  std::vector<double> choices;  // what the fuzzer draws from (empty: always value)
 };
 
-const std::vector<OpCase>& op_table();
+// One gradient check: a shape per input. The sizes above 1 are distinct
+// numbers (3, 4, 2, 5), so each stands for one dimension (N, D, K ...) and the
+// empty-shape test can set one of them to 0 everywhere it occurs.
+struct GradcheckCase {
+  std::string label;          // "" or "row broadcast": printed as "add (row broadcast)"
+  std::vector<Shape> shapes;
+};
 
-// Random inputs for one case, reproducible from the seed.
-std::vector<arma::mat> make_inputs(const OpCase& op, std::mt19937_64& rng);
+// Records the op (a composite: its nodes) on the tape its inputs live on; the
+// constants come in the order of OpRow::constants.
+using ApplyFn = std::function<Var(const std::vector<Var>& inputs, const std::vector<double>& constants)>;
 
+struct OpRow {
+  std::string name;                  // the Node::op name: "add", "sum(dim=1)", "add_scalar"
+  std::string forward, backward;     // the formulas, as the README prints them
+  std::vector<Domain> inputs;        // one per input, in argument order
+  Shapes shapes = Shapes::One;
+  int dim = -1;                      // the dim a reduction or norm works along; -1: none
+  std::vector<Constant> constants;
+  std::vector<GradcheckCase> cases;  // at least one
+  ApplyFn apply;
+};
+
+// The ops: one row per name a Node may carry (leaves, constants and params aside).
+const std::vector<OpRow>& op_table();
+// Functions composed of the ops; they record no node of their own.
+const std::vector<OpRow>& composites();
+// The row of op_table() whose name is `node_op`, or nullptr.
+const OpRow* find_op(const std::string& node_op);
+
+// Each constant's gradcheck value, in order.
+std::vector<double> default_constants(const OpRow& row);
+// The row applied with its default constants, as gradcheck takes it.
+TapeFunction tape_function(const OpRow& row);
+
+// "add (row broadcast)"
+std::string case_name(const OpRow& row, const GradcheckCase& c);
 // "3x4, 1x4"
-std::string shapes_str(const std::vector<InputSpec>& inputs);
+std::string shapes_str(const GradcheckCase& c);
+
+// Values inside `domain`, reproducible from the generator's state.
+arma::mat draw(Domain domain, Shape shape, Rng& rng);
+// One drawn matrix per input of case `c`.
+std::vector<arma::mat> make_inputs(const OpRow& row, const GradcheckCase& c, Rng& rng);
+// Whether `x` may be input k of the row, applied with `constants`.
+bool accepts(const OpRow& row, std::size_t k, const arma::mat& x, const std::vector<double>& constants);
+
+// The op table and the composites as the README shows them (`autograd gradcheck --markdown`).
+std::string op_table_markdown();
 
 }  // namespace ag

@@ -16,6 +16,8 @@ Shape broadcast_shape(const std::string& op, const arma::mat& a, const arma::mat
 
 arma::mat expand(const arma::mat& m, Shape to) {
   if (m.n_rows == to.rows && m.n_cols == to.cols) return m;
+  // Repeating a 1x0 up to 3x0 would divide by its 0 columns.
+  if (to.rows == 0 || to.cols == 0) return arma::mat(to.rows, to.cols);
   return arma::repmat(m, to.rows / m.n_rows, to.cols / m.n_cols);
 }
 

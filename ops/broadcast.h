@@ -35,6 +35,9 @@ class Tape;
 template <class F>
 arma::mat broadcast_apply(const arma::mat& a, const arma::mat& b, Shape s, F f) {
   arma::mat y(s.rows, s.cols, arma::fill::none);
+  // Nothing to compute, and an empty operand has no column to point at (colptr
+  // of an empty matrix dereferences a null pointer).
+  if (y.is_empty()) return y;
   const bool a_full = a.n_rows == s.rows, b_full = b.n_rows == s.rows;
   for (arma::uword j = 0; j < s.cols; ++j) {
     const double* pa = a.colptr(a.n_cols == 1 ? 0 : j);

@@ -39,5 +39,6 @@ inline Var operator-(double c, Var a) { return add_scalar(neg(a), c); }
 inline Var operator*(Var a, double c) { return mul_scalar(a, c); }
 inline Var operator*(double c, Var a) { return mul_scalar(a, c); }
 inline Var operator/(Var a, double c) { return mul_scalar(a, 1.0 / c); }
+inline Var operator/(double c, Var a) { return mul_scalar(pow_scalar(a, -1.0), c); }  // c * a^-1
 
 }  // namespace ag

@@ -23,11 +23,17 @@ Var matmul(Var a, Var b) {
       Saved{{a, b}});
 }
 
+namespace {
+// m^T. Armadillo transposes an empty matrix by reading through its null
+// storage (undefined behaviour, UBSan says), so an empty one is only reshaped.
+arma::mat transposed(const arma::mat& m) { return m.is_empty() ? arma::mat(m.n_cols, m.n_rows) : arma::mat(m.t()); }
+}  // namespace
+
 // Y = A^T;  dA = dY^T
 Var transpose(Var a) {
   Tape& t = tape_of("transpose", a);
-  return t.record("transpose", {a}, a.value().t(),
-                  [](Tape& t, const Node& n) { t.accumulate(n.inputs[0], n.grad.t()); });
+  return t.record("transpose", {a}, transposed(a.value()),
+                  [](Tape& t, const Node& n) { t.accumulate(n.inputs[0], transposed(n.grad)); });
 }
 
 }  // namespace ag

@@ -12,11 +12,20 @@ void check_rows(const char* loss, Var pred, arma::uword rows, arma::uword cols, 
                 shape_str(rows, cols) + "; expected the same shape");
   }
 }
+
+// Every loss is a mean over the batch, and a mean of nothing has no value.
+void check_not_empty(const char* loss, Var pred, const char* what) {
+  if (pred.value().is_empty()) {
+    throw Error(std::string(loss) + ": the batch is empty (" + what + " " + pred.shape() +
+                "); a mean over no elements has no value");
+  }
+}
 }  // namespace
 
 Var mse(Var pred, const arma::mat& target) {
   Tape& tape = tape_of("mse", pred);
   check_rows("mse", pred, target.n_rows, target.n_cols, "targets");
+  check_not_empty("mse", pred, "prediction");
   return mean(square(pred - tape.constant(target, "target")));
 }
 
@@ -38,6 +47,10 @@ Var softmax_cross_entropy(Var logits, const arma::uvec& labels) {
     throw Error("softmax_cross_entropy: the logits are " + logits.shape() + " but there are " +
                 std::to_string(labels.n_elem) + " labels; expected one label per row");
   }
+  if (logits.cols() == 0 && logits.rows() > 0) {
+    throw Error("softmax_cross_entropy: the logits are " + logits.shape() + ": 0 classes to choose from");
+  }
+  check_not_empty("softmax_cross_entropy", logits, "logits");
   // z_i[y_i] = sum_j z_ij * onehot_ij: picks each row's target logit.
   Var target = tape.constant(one_hot(labels, logits.cols()), "one_hot");
   Var picked = sum(logits * target, 1);
@@ -47,6 +60,7 @@ Var softmax_cross_entropy(Var logits, const arma::uvec& labels) {
 Var bce_with_logits(Var logits, const arma::mat& targets) {
   Tape& tape = tape_of("bce_with_logits", logits);
   check_rows("bce_with_logits", logits, targets.n_rows, targets.n_cols, "targets");
+  check_not_empty("bce_with_logits", logits, "logits");
   // max(z, 0) = z * [z >= 0] and |z| = z * sign(z), with the masks taken from
   // the values as constants. Counting z = 0 as positive makes the derivative
   // there sigmoid(0) - t = 0.5 - t, the true one.

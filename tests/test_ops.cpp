@@ -1,48 +1,166 @@
+// The op table (check/op_table.h) and the ops themselves: every row and every
+// composed function against finite differences, every name a node records has
+// a row, and the forward values and broadcasting rules the rows rely on.
 #define BOOST_TEST_MODULE ops
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <set>
+
 #include "check/op_table.h"
+#include "ops/layernorm.h"
 #include "ops/ops.h"
 
 using namespace ag;
 namespace bdata = boost::unit_test::data;
 
 namespace {
+
+// The ops' rows, then the composed functions'.
+std::vector<const OpRow*> every_row() {
+  std::vector<const OpRow*> rows;
+  for (const std::vector<OpRow>* list : {&op_table(), &composites()}) {
+    for (const OpRow& row : *list) rows.push_back(&row);
+  }
+  return rows;
+}
+
+std::vector<std::string> names(const std::vector<const OpRow*>& rows) {
+  std::vector<std::string> v;
+  for (const OpRow* row : rows) v.push_back(row->name);
+  return v;
+}
+
 std::vector<std::string> op_names() {
-  std::vector<std::string> names;
-  for (const OpCase& op : op_table()) names.push_back(op.name);
-  return names;
+  std::vector<std::string> v;
+  for (const OpRow& row : op_table()) v.push_back(row.name);
+  return v;
 }
-const OpCase& find_op(const std::string& name) {
-  for (const OpCase& op : op_table()) if (op.name == name) return op;
-  throw std::runtime_error("no op " + name);
+
+const OpRow& row_named(const std::string& name) {
+  for (const OpRow* row : every_row()) {
+    if (row->name == name) return *row;
+  }
+  throw std::runtime_error("no row " + name);
 }
+
+// Leaves holding `inputs`, then the row applied to them with its default constants.
+Var record(Tape& tape, const OpRow& row, const std::vector<arma::mat>& inputs) {
+  std::vector<Var> leaves;
+  for (const arma::mat& m : inputs) leaves.push_back(tape.leaf(m));
+  return row.apply(leaves, default_constants(row));
+}
+
 }  // namespace
 
-// The op table: every op's backward against finite differences, on three seeds.
-BOOST_DATA_TEST_CASE(every_op_passes_gradcheck, bdata::make(op_names()) * bdata::make(std::vector<int>{0, 1, 2}), name, seed) {
-  const OpCase& op = find_op(name);
-  std::mt19937_64 rng(1000 + seed);
+BOOST_AUTO_TEST_SUITE(op_table_rows)
+
+// Every gradcheck case of every row, ops and composites, on three seeds.
+BOOST_DATA_TEST_CASE(every_row_passes_gradcheck, bdata::make(names(every_row())) * bdata::make(std::vector<int>{0, 1, 2}),
+                     name, seed) {
+  const OpRow& row = row_named(name);
+  const std::vector<std::string> all = names(every_row());
+  const auto position = std::find(all.begin(), all.end(), name) - all.begin();
+  Rng rng(derive_seed(1000 + seed, std::uint64_t(position)));  // each row its own stream
   GradcheckOptions options;
   options.seed = static_cast<unsigned>(seed);
-  const GradcheckReport r = gradcheck(op.f, make_inputs(op, rng), options);
-  BOOST_TEST(r.passed, name << ":\n" << r.summary());
-  const DotProductReport d = dot_product_test(op.f, make_inputs(op, rng), options);
-  BOOST_TEST(d.passed, name << ": <Jv,u> = " << d.jv_dot_u << " but <v,J^T u> = " << d.v_dot_jtu);
+  for (const GradcheckCase& c : row.cases) {
+    const GradcheckReport r = gradcheck(tape_function(row), make_inputs(row, c, rng), options);
+    BOOST_TEST(r.passed, case_name(row, c) << ":\n" << r.summary());
+    const DotProductReport d = dot_product_test(tape_function(row), make_inputs(row, c, rng), options);
+    BOOST_TEST(d.passed, case_name(row, c) << ": <Jv,u> = " << d.jv_dot_u << " but <v,J^T u> = " << d.v_dot_jtu);
+  }
 }
 
-BOOST_AUTO_TEST_CASE(op_table_covers_every_primitive) {
-  const std::vector<std::string> required = {
-      "add", "sub", "mul", "div", "neg", "add_scalar", "mul_scalar", "pow_scalar", "exp", "log",
-      "sqrt", "square", "tanh", "sigmoid", "relu", "matmul", "transpose", "sum", "sum(dim=0)",
-      "sum(dim=1)", "mean", "mean(dim=0)", "mean(dim=1)", "var(dim=0)", "var(dim=1)",
-      "var(dim=1, unbiased)", "max(dim=0)", "max(dim=1)", "logsumexp(dim=0)", "logsumexp(dim=1)",
-      "add (row broadcast)", "add (column broadcast)", "add (scalar broadcast)"};
-  const std::vector<std::string> names = op_names();
-  for (const std::string& r : required) {
-    BOOST_TEST((std::find(names.begin(), names.end(), r) != names.end()), "op table lacks " << r);
+// A row's name is exactly the Node::op its op records, so the per-node check
+// and the fuzzer find it; constants are kept as the attributes the row names.
+BOOST_DATA_TEST_CASE(each_row_records_one_node_of_its_own_name, bdata::make(op_names()), name) {
+  const OpRow& row = row_named(name);
+  Rng rng(1);
+  Tape tape;
+  const GradcheckCase& c = row.cases.at(0);
+  Var y = record(tape, row, make_inputs(row, c, rng));
+  BOOST_TEST(tape.size() == row.inputs.size() + 1, name << " recorded " << tape.size() - row.inputs.size() << " nodes");
+  BOOST_TEST(tape.node(y.id).op == name);
+  for (const Constant& k : row.constants) BOOST_TEST(attribute(tape.node(y.id), k.name) == k.value);
+  BOOST_TEST(find_op(name) == &row);
+}
+
+// Recording every row and every composite, with every case, produces only
+// node names that have a row: an op added to ops/ without one fails here.
+BOOST_AUTO_TEST_CASE(every_name_a_node_records_has_a_row) {
+  Rng rng(2);
+  std::set<std::string> seen;
+  for (const OpRow* row : every_row()) {
+    for (const GradcheckCase& c : row->cases) {
+      Tape tape;
+      (void)record(tape, *row, make_inputs(*row, c, rng));
+      for (std::size_t id = row->inputs.size(); id < tape.size(); ++id) {
+        const Node& node = tape.node(id);
+        if (node.inputs.empty() && !node.backward) continue;  // a constant the function made
+        seen.insert(node.op);
+        BOOST_TEST(find_op(node.op) != nullptr, case_name(*row, c) << " records '" << node.op << "', which has no row");
+      }
+    }
   }
+  for (const OpRow& composite : composites()) {
+    BOOST_TEST(!seen.count(composite.name), "a node is named after the composite " << composite.name);
+    BOOST_TEST(find_op(composite.name) == nullptr);
+  }
+}
+
+// Names are unique; each case has a shape per input that the row's shape rule
+// allows; what a domain draws, the same domain accepts.
+BOOST_AUTO_TEST_CASE(rows_are_well_formed) {
+  std::set<std::string> unique;
+  Rng rng(3);
+  for (const OpRow* row : every_row()) {
+    BOOST_TEST(unique.insert(row->name).second, "two rows are named " << row->name);
+    BOOST_TEST(!row->cases.empty(), row->name << " has no gradcheck case");
+    BOOST_TEST(!row->forward.empty());
+    BOOST_TEST(!row->backward.empty());
+    for (const GradcheckCase& c : row->cases) {
+      BOOST_TEST_REQUIRE(c.shapes.size() == row->inputs.size(), case_name(*row, c));
+      const std::vector<arma::mat> inputs = make_inputs(*row, c, rng);
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        BOOST_TEST(accepts(*row, k, inputs[k], default_constants(*row)), case_name(*row, c) << " input " << k);
+      }
+      Tape tape;
+      BOOST_CHECK_NO_THROW(record(tape, *row, inputs));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(domains_refuse_what_they_guard_against) {
+  const OpRow& log_row = row_named("log");
+  BOOST_TEST(!accepts(log_row, 0, arma::mat{{1.0, -0.5}}, {}));
+  const OpRow& pow_row = row_named("pow_scalar");
+  const arma::mat minus_one(1, 1, arma::fill::value(-1.0));
+  BOOST_TEST(accepts(pow_row, 0, minus_one, {2.0}));    // a whole power of a negative number
+  BOOST_TEST(!accepts(pow_row, 0, minus_one, {0.5}));   // a square root of one
+  BOOST_TEST(!accepts(row_named("div"), 1, arma::mat(1, 1, arma::fill::value(0.1)), {}));
+  BOOST_TEST(!accepts(row_named("relu"), 0, arma::mat(1, 1, arma::fill::value(0.001)), {}));
+  BOOST_TEST(!accepts(row_named("exp"), 0, arma::mat(1, 1, arma::fill::value(5.0)), {}));
+  BOOST_TEST(!accepts(row_named("max(dim=1)"), 0, arma::mat{{1.0, 1.001}}, {}));
+  BOOST_TEST(accepts(row_named("max(dim=0)"), 0, arma::mat{{1.0, 1.001}}, {}));  // one value per column
+  BOOST_TEST(!accepts(row_named("var_unbiased(dim=0)"), 0, arma::mat{{1.0, 2.0}}, {}));
+  BOOST_TEST(!accepts(row_named("layernorm_fused"), 0, arma::mat{{1.0, 1.01, 1.0}}, {1e-5}));
+  BOOST_TEST(!accepts(row_named("rmsnorm_fused"), 0, arma::mat{{0.01, -0.01}}, {1e-5}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(a_number_divided_by_a_var) {
+  Tape tape;
+  Var x = tape.leaf({{2.0, -4.0}});
+  Var y = 3.0 / x;
+  BOOST_TEST(y.value()(0) == 1.5);
+  BOOST_TEST(y.value()(1) == -0.75);
+  tape.backward(sum(y));
+  // d(c / x)/dx = -c / x^2
+  BOOST_TEST(x.grad()(0) == -0.75, boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(x.grad()(1) == -3.0 / 16, boost::test_tools::tolerance(1e-15));
 }
 
 BOOST_AUTO_TEST_SUITE(broadcasting)

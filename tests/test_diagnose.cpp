@@ -1,0 +1,80 @@
+// The diagnosis of a wrong gradient (check/diagnose.h): each kind of mistake
+// a student's backward makes is named, from plain matrices and from a tape
+// function through gradcheck.
+#define BOOST_TEST_MODULE diagnose
+#include <boost/test/unit_test.hpp>
+
+#include "autograd/custom_op.h"
+#include "check/diagnose.h"
+
+using ag::Mistake;
+
+BOOST_AUTO_TEST_CASE(each_kind_from_plain_matrices) {
+  const arma::mat e = {{1, -2, 3}, {0.5, 4, -1}};
+  const arma::mat sq = {{1, 2}, {3, 4}};
+  BOOST_TEST(ag::diagnose_gradient(e, e).correct());
+  BOOST_TEST(ag::diagnose_gradient(e * (1.0 / 3), e).factor_text == "1/3");
+  BOOST_TEST((ag::diagnose_gradient(-e, e).kind == Mistake::WrongSign));
+  BOOST_TEST((ag::diagnose_gradient(sq.t(), sq).kind == Mistake::Transposed));
+  BOOST_TEST((ag::diagnose_gradient(e.t(), e).kind == Mistake::Transposed));
+  BOOST_TEST((ag::diagnose_gradient(arma::zeros(2, 3), e).kind == Mistake::Zero));
+  const ag::Diagnosis missing = ag::diagnose_gradient(e, arma::sum(e, 0));
+  BOOST_TEST((missing.kind == Mistake::MissingBroadcastSum));
+  BOOST_TEST(missing.broadcast_dim == 0);
+  BOOST_TEST(ag::diagnose_gradient(e, arma::sum(e, 1)).broadcast_dim == 1);
+  arma::mat partly = e;
+  partly(1, 2) = 7;
+  const ag::Diagnosis p = ag::diagnose_gradient(partly, e);
+  BOOST_TEST((p.kind == Mistake::PartlyCorrect));
+  BOOST_TEST(p.correct_elements == 5u);
+  BOOST_TEST((ag::diagnose_gradient(arma::ones(4, 4), e).kind == Mistake::WrongShape));
+  arma::mat nan = e;
+  nan(0, 0) = arma::datum::nan;
+  BOOST_TEST((ag::diagnose_gradient(nan, e).kind == Mistake::NotFinite));
+}
+
+BOOST_AUTO_TEST_CASE(diagnostic_gradcheck_on_a_tape_function) {
+  // y = x^2 with a backward that forgot the 2.
+  ag::TapeFunction f = [](ag::Tape&, const std::vector<ag::Var>& in) {
+    const ag::Function half{"half_square", [](const ag::Inputs& x) { return arma::mat(arma::square(x[0])); },
+                            [](const ag::Inputs& x, const arma::mat&, const arma::mat& dy) {
+                              return ag::Grads{x[0] % dy};
+                            }};
+    return ag::apply(half, {in[0]});
+  };
+  const std::vector<ag::Diagnosis> d = ag::diagnose(f, {arma::mat{{0.5, -1.5, 2.0}}});
+  BOOST_TEST_REQUIRE(d.size() == 1u);
+  BOOST_TEST((d[0].kind == Mistake::ConstantFactor));
+  BOOST_TEST(d[0].factor_text == "1/2");
+}
+
+BOOST_AUTO_TEST_CASE(a_factor_that_is_one_over_a_named_size_reads_as_a_mean) {
+  const arma::mat e = {{1, -2, 3}, {0.5, 4, -1}};
+  ag::DiagnoseOptions options;
+  options.sizes = {{"N, the number of rows", 4}};
+  const ag::Diagnosis d = ag::diagnose_gradient(e * 0.25, e, options);
+  BOOST_TEST((d.kind == Mistake::ConstantFactor));
+  BOOST_TEST(d.factor_text == "1/4");
+  BOOST_TEST(d.hint.find("1/(N, the number of rows)") != std::string::npos, d.hint);
+}
+
+BOOST_AUTO_TEST_CASE(a_backward_refused_by_the_engine_is_a_wrong_shape) {
+  // The gradient comes back transposed; the engine refuses it and the diagnosis keeps its message.
+  ag::TapeFunction f = [](ag::Tape&, const std::vector<ag::Var>& in) {
+    const ag::Function flipped{"flipped", [](const ag::Inputs& x) { return x[0]; },
+                               [](const ag::Inputs&, const arma::mat&, const arma::mat& dy) {
+                                 return ag::Grads{arma::mat(dy.t())};
+                               }};
+    return ag::apply(flipped, {in[0]});
+  };
+  const std::vector<ag::Diagnosis> d = ag::diagnose(f, {arma::mat(2, 3, arma::fill::ones)});
+  BOOST_TEST_REQUIRE(d.size() == 1u);
+  BOOST_TEST((d[0].kind == Mistake::WrongShape));
+  BOOST_TEST(d[0].hint.find("flipped") != std::string::npos, d[0].hint);
+}
+
+BOOST_AUTO_TEST_CASE(fractions_are_printed_as_fractions) {
+  BOOST_TEST(ag::fraction_text(1.0 / 3) == "1/3");
+  BOOST_TEST(ag::fraction_text(-0.5) == "-1/2");
+  BOOST_TEST(ag::fraction_text(2.0) == "2");
+}
