@@ -3,9 +3,9 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
-#include <random>
 #include <sstream>
 
+#include "autograd/rng.h"
 #include "cli/cli.h"
 #include "data/csv.h"
 #include "ops/layernorm.h"
@@ -86,10 +86,8 @@ ag::NormInputs read_inputs(const Settings& s, bool& random_dy) {
   in.beta = parameter(s.beta, "beta", in.x.n_cols, 0.0);
   random_dy = s.grad_output.empty() && s.grad_output_file.empty();
   if (random_dy) {
-    std::mt19937_64 rng(static_cast<unsigned long long>(s.seed));
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    in.dy.set_size(arma::size(in.x));
-    for (double& v : in.dy) v = u(rng);
+    ag::Rng rng(static_cast<std::uint64_t>(s.seed));
+    in.dy = rng.uniform(in.x.n_rows, in.x.n_cols, -1.0, 1.0);
   } else {
     in.dy = load(s.grad_output, s.grad_output_file, s.header, "grad-output", "grad-output-file");
     if (arma::size(in.dy) != arma::size(in.x)) {
@@ -117,7 +115,7 @@ void print_walkthrough(const ag::NormInputs& in, const Settings& s) {
     std::cout << "(the first " << shown << " of " << in.x.n_rows << " rows; --rows N shows more)\n";
   }
   // The check: normalised rows have mean 0 and biased std 1 (RMSNorm: mean square 1).
-  const arma::mat& norm = steps.steps[steps.steps.size() - 2].second.value();
+  const arma::mat& norm = steps.norm.value();
   std::cout << "\ncheck: each normalised row has " << (in.rms ? "mean square 1" : "mean 0 and (biased) std 1")
             << " (eps pulls it a little below 1)\n";
   for (arma::uword r = 0; r < in.x.n_rows && r < shown; ++r) {
@@ -155,8 +153,9 @@ void print_comparison(const ag::NormComparison& c, bool rms, int p) {
 void print_tapes(const ag::NormComparison& c, bool rms) {
   const char* name = rms ? "RMSNorm" : "LayerNorm";
   std::cout << "\nthe tape, composed: " << c.composed.nodes << " nodes from primitives (after the leaves)\n"
-            << (rms ? "" : "  (nodes 3-6 are the mean plus its own rounding error, mean(x - mean), which is zero in\n"
-                           "   exact arithmetic and makes a constant row centre to exactly 0)\n")
+            << (rms ? "  (the steps above: x^2, its row mean, + eps, sqrt, x / rms, * gamma)\n"
+                    : "  (the steps above, in the seeds' order: mean, var (biased), x - mean, + eps, sqrt,\n"
+                      "   (x - mean) / std, * gamma, + beta)\n")
             << c.composed.tape_listing << "\nthe tape, fused: " << c.fused.nodes << " node\n"
             << c.fused.tape_listing << "\nbytes held for backward: composed " << c.composed.saved_bytes
             << ", fused " << c.fused.saved_bytes << "\n  (fused " << name

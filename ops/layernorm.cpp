@@ -12,6 +12,8 @@ namespace {
 
 // gamma (and beta) must be 1 x D, eps a positive number, and there must be at
 // least `min_count` values to normalise over along `dim` (1: a row, 0: a column).
+// Nothing to normalise (no rows for dim 1, no columns for dim 0) is fine: the
+// result is empty.
 void check_norm_args(const char* op, Var x, Var gamma, const Var* beta, double eps, int dim,
                      arma::uword min_count) {
   const arma::mat& v = x.value();
@@ -30,39 +32,41 @@ void check_norm_args(const char* op, Var x, Var gamma, const Var* beta, double e
     throw Error(std::string(op) + ": eps must be a positive number, got " + got.str());
   }
   const arma::uword count = dim == 1 ? v.n_cols : v.n_rows;
-  if (count < min_count || v.n_elem == 0) {
-    throw Error(std::string(op) + ": needs at least " + std::to_string(min_count) +
-                (dim == 1 ? " features (columns) per row" : " samples (rows) per column") +
+  if (count < min_count) {
+    const char* what = dim == 0        ? " samples (rows) per column"
+                       : min_count == 1 ? " feature (column) per row"
+                                        : " features (columns) per row";
+    throw Error(std::string(op) + ": needs at least " + std::to_string(min_count) + what +
                 " to normalise over; " + shapes);
   }
 }
 
-// mean(x) along dim, with its own rounding error added back: mean(x - m) is
-// zero in exact arithmetic, but in doubles it recovers what the first sum lost,
-// so a constant row centres to exactly 0 (and y to exactly beta).
-Var exact_mean(Var x, int dim) {
+// mean(x) along dim; Centring::Corrected adds back its rounding error (see layernorm.h).
+Var centre(Var x, int dim, Centring centring) {
   Var first = mean(x, dim);
+  if (centring == Centring::Plain) return first;
   return first + mean(x - first, dim);
 }
 
-// (x - mean) / sqrt(var + eps) * gamma + beta along dim, one primitive per step.
-NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim) {
+// (x - mean) / sqrt(var + eps) * gamma + beta along dim, one primitive per step,
+// in the seeds' order: mean, var(unbiased=False), (x - mean) / sqrt(var + eps), gamma * norm + beta.
+NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim, Centring centring) {
   NormSteps s;
-  Var mu = exact_mean(x, dim);            // N x 1 per row (dim 1), 1 x D per column (dim 0)
-  Var diff = x - mu;                      // broadcast: each row (column) minus its mean
-  Var squares = square(diff);
-  Var variance = mean(squares, dim);      // biased: divide by the count, not count - 1
-  Var variance_eps = variance + eps;      // eps inside the square root
+  Var mu = centre(x, dim, centring);          // N x 1 per row (dim 1), 1 x D per column (dim 0)
+  Var variance = var(x, dim, false);          // biased: divide by the count, not count - 1
+  Var diff = x - mu;                          // broadcast: each row (column) minus its mean
+  Var variance_eps = variance + eps;          // eps inside the square root
   Var stdev = sqrt(variance_eps);
-  Var norm = diff / stdev;
-  s.y = norm * gamma + beta;              // gamma, beta: 1 x D, broadcast down the rows
+  s.norm = diff / stdev;
+  Var scaled = s.norm * gamma;                // gamma, beta: 1 x D, broadcast down the rows
+  s.y = scaled + beta;
   s.steps = {{"mean", mu},
-             {"x - mean", diff},
-             {"(x - mean)^2", squares},
              {"variance", variance},
+             {"x - mean", diff},
              {"variance + eps", variance_eps},
              {"std = sqrt(variance + eps)", stdev},
-             {"normalised = (x - mean) / std", norm},
+             {"normalised = (x - mean) / std", s.norm},
+             {"gamma * normalised", scaled},
              {"y = gamma * normalised + beta", s.y}};
   return s;
 }
@@ -72,13 +76,13 @@ NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim) {
 // ---- LayerNorm, composed: the tape derives the backward ---------------------
 
 // y = (x - mean) / sqrt(var + eps) * gamma + beta, each row; var biased (divide by D).
-NormSteps layernorm_composed_steps(Var x, Var gamma, Var beta, double eps) {
+NormSteps layernorm_composed_steps(Var x, Var gamma, Var beta, double eps, Centring centring) {
   check_norm_args("layernorm_composed", x, gamma, &beta, eps, 1, 2);
-  return normalise_composed(x, gamma, beta, eps, -1);
+  return normalise_composed(x, gamma, beta, eps, -1, centring);
 }
 
-Var layernorm_composed(Var x, Var gamma, Var beta, double eps) {
-  return layernorm_composed_steps(x, gamma, beta, eps).y;
+Var layernorm_composed(Var x, Var gamma, Var beta, double eps, Centring centring) {
+  return layernorm_composed_steps(x, gamma, beta, eps, centring).y;
 }
 
 // ---- LayerNorm, fused: one node, handwritten backward -----------------------
@@ -100,40 +104,41 @@ namespace {
 // One sweep instead of two: the forward reads x twice (stats, output), not three times.
 void layernorm_stats(const arma::mat& x, double eps, arma::vec& mean, arma::vec& rstd) {
   const arma::uword N = x.n_rows, D = x.n_cols;
-  arma::vec sum_d(N, arma::fill::zeros), sum_d2(N, arma::fill::zeros);
+  arma::vec sum_d(N, arma::fill::zeros), sum_d2(N, arma::fill::zeros);  // per row: sum d, sum d^2
   mean.set_size(N);
   rstd.set_size(N);
+  if (N == 0) return;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
   const double* shift = x.colptr(0);
-  double* s1 = sum_d.memptr();
-  double* s2 = sum_d2.memptr();
   for (arma::uword j = 1; j < D; ++j) {  // column 0 is the shift: its d is 0
-    const double* xj = x.colptr(j);
+    const double* x_j = x.colptr(j);
     for (arma::uword i = 0; i < N; ++i) {
-      const double d = xj[i] - shift[i];
-      s1[i] += d;
-      s2[i] += d * d;
+      const double d = x_j[i] - shift[i];
+      sum_d[i] += d;
+      sum_d2[i] += d * d;
     }
   }
   for (arma::uword i = 0; i < N; ++i) {
-    const double mean_d = s1[i] / double(D);
+    const double mean_d = sum_d[i] / double(D);
     mean[i] = shift[i] + mean_d;
-    const double var = std::max(0.0, s2[i] / double(D) - mean_d * mean_d);  // biased
+    const double var = std::max(0.0, sum_d2[i] / double(D) - mean_d * mean_d);  // biased
     rstd[i] = 1.0 / std::sqrt(var + eps);
   }
 }
 
-// y = (x - mean) * rstd * gamma + beta; fills mean and rstd.
+// y = norm * gamma + beta, norm = (x - mean) * rstd; fills mean and rstd.
 arma::mat layernorm_forward(const arma::mat& x, const arma::mat& gamma, const arma::mat& beta,
                             double eps, arma::vec& mean, arma::vec& rstd) {
   layernorm_stats(x, eps, mean, rstd);
   arma::mat y(x.n_rows, x.n_cols, arma::fill::none);
-  const double* m = mean.memptr();
-  const double* s = rstd.memptr();
+  if (x.n_rows == 0) return y;
   for (arma::uword j = 0; j < x.n_cols; ++j) {
-    const double* xj = x.colptr(j);
-    double* yj = y.colptr(j);
-    const double gj = gamma(j), bj = beta(j);
-    for (arma::uword i = 0; i < x.n_rows; ++i) yj[i] = (xj[i] - m[i]) * s[i] * gj + bj;
+    const double* x_j = x.colptr(j);
+    double* y_j = y.colptr(j);
+    const double gamma_j = gamma(j), beta_j = beta(j);
+    for (arma::uword i = 0; i < x.n_rows; ++i) {
+      const double norm = (x_j[i] - mean[i]) * rstd[i];  // normalise
+      y_j[i] = norm * gamma_j + beta_j;                   // scale and shift
+    }
   }
   return y;
 }
@@ -143,45 +148,43 @@ struct NormGrads {
 };
 
 // llm.c's layernorm_backward, one column at a time: the first sweep gathers
-// dgamma, dbeta and the two per-row means of dnorm; the second writes dx.
+// dgamma, dbeta and the two per-row means of dnorm; the second writes
+//   dx = rstd * (dnorm - dnorm_mean - norm * dnorm_norm_mean),  dnorm = dout * gamma.
 void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
                         const arma::vec& mean, const arma::vec& rstd, NormGrads& g) {
   const arma::uword N = x.n_rows, D = x.n_cols;
-  arma::vec dnorm_mean(N, arma::fill::zeros), dnorm_norm_mean(N, arma::fill::zeros);
-  const double* m = mean.memptr();
-  const double* s = rstd.memptr();
-  double* a = dnorm_mean.memptr();
-  double* b = dnorm_norm_mean.memptr();
+  if (N == 0) return;  // no rows: dgamma and dbeta stay 0, dx is empty
+  arma::vec dnorm_mean(N, arma::fill::zeros), dnorm_norm_mean(N, arma::fill::zeros);  // per row
   for (arma::uword j = 0; j < D; ++j) {
-    const double* xj = x.colptr(j);
-    const double* dj = dout.colptr(j);
-    const double gj = gamma(j);
-    double dgamma = 0, dbeta = 0;
+    const double* x_j = x.colptr(j);
+    const double* dout_j = dout.colptr(j);
+    const double gamma_j = gamma(j);
+    double dgamma_j = 0, dbeta_j = 0;
     for (arma::uword i = 0; i < N; ++i) {
-      const double norm = (xj[i] - m[i]) * s[i];  // recomputed, not saved
-      const double dnorm = dj[i] * gj;             // through y = gamma * norm + beta
-      dgamma += dj[i] * norm;                      // dgamma_j = sum over rows of dout * norm
-      dbeta += dj[i];                              // dbeta_j = sum over rows of dout
-      a[i] += dnorm;                               // sum_j dnorm        (the mean's path)
-      b[i] += dnorm * norm;                        // sum_j dnorm * norm (the variance's path)
+      const double norm = (x_j[i] - mean[i]) * rstd[i];  // recomputed, not saved
+      const double dnorm = dout_j[i] * gamma_j;            // through y = gamma * norm + beta
+      dgamma_j += dout_j[i] * norm;                        // dgamma = sum over rows of dout * norm
+      dbeta_j += dout_j[i];                                // dbeta = sum over rows of dout
+      dnorm_mean[i] += dnorm;                              // sum of dnorm (the mean's path)
+      dnorm_norm_mean[i] += dnorm * norm;                  // sum of dnorm * norm (the variance's path)
     }
-    g.dgamma(j) += dgamma;
-    g.dbeta(j) += dbeta;
+    g.dgamma(j) += dgamma_j;
+    g.dbeta(j) += dbeta_j;
   }
   if (g.dx.is_empty()) return;
-  dnorm_mean /= double(D);
+  dnorm_mean /= double(D);       // the sums become means
   dnorm_norm_mean /= double(D);
   for (arma::uword j = 0; j < D; ++j) {
-    const double* xj = x.colptr(j);
-    const double* dj = dout.colptr(j);
-    double* dxj = g.dx.colptr(j);
-    const double gj = gamma(j);
+    const double* x_j = x.colptr(j);
+    const double* dout_j = dout.colptr(j);
+    double* dx_j = g.dx.colptr(j);
+    const double gamma_j = gamma(j);
     for (arma::uword i = 0; i < N; ++i) {
-      const double norm = (xj[i] - m[i]) * s[i];
-      double dval = dj[i] * gj;  // term 1: dnorm, straight through norm = (x - mean) * rstd
-      dval -= a[i];              // term 2: through the mean
-      dval -= norm * b[i];       // term 3: through the variance (rstd)
-      dxj[i] = dval * s[i];      // final scale by rstd
+      const double norm = (x_j[i] - mean[i]) * rstd[i];
+      double dval = dout_j[i] * gamma_j;   // term 1: dnorm, straight through norm = (x - mean) * rstd
+      dval -= dnorm_mean[i];               // term 2: through the mean
+      dval -= norm * dnorm_norm_mean[i];   // term 3: through the variance (rstd)
+      dx_j[i] = dval * rstd[i];            // final scale by rstd
     }
   }
 }
@@ -223,13 +226,13 @@ NormSteps rmsnorm_composed_steps(Var x, Var gamma, double eps) {
   Var mean_square = mean(squares, -1);    // N x 1
   Var mean_square_eps = mean_square + eps;
   Var rms = sqrt(mean_square_eps);
-  Var norm = x / rms;
-  s.y = norm * gamma;
+  s.norm = x / rms;
+  s.y = s.norm * gamma;
   s.steps = {{"x^2", squares},
              {"mean(x^2)", mean_square},
              {"mean(x^2) + eps", mean_square_eps},
              {"rms = sqrt(mean(x^2) + eps)", rms},
-             {"normalised = x / rms", norm},
+             {"normalised = x / rms", s.norm},
              {"y = gamma * normalised", s.y}};
   return s;
 }
@@ -240,57 +243,61 @@ Var rmsnorm_composed(Var x, Var gamma, double eps) { return rmsnorm_composed_ste
 
 namespace {
 
-// y = x * rstd * gamma, rstd = 1 / sqrt(mean(x^2) + eps); fills rstd.
+// y = norm * gamma, norm = x * rstd, rstd = 1 / sqrt(mean(x^2) + eps); fills rstd.
 arma::mat rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arma::vec& rstd) {
   const arma::uword N = x.n_rows, D = x.n_cols;
   rstd.zeros(N);
-  double* s = rstd.memptr();
-  for (arma::uword j = 0; j < D; ++j) {
-    const double* xj = x.colptr(j);
-    for (arma::uword i = 0; i < N; ++i) s[i] += xj[i] * xj[i];
-  }
-  for (arma::uword i = 0; i < N; ++i) s[i] = 1.0 / std::sqrt(s[i] / double(D) + eps);
   arma::mat y(N, D, arma::fill::none);
+  if (N == 0) return y;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
   for (arma::uword j = 0; j < D; ++j) {
-    const double* xj = x.colptr(j);
-    double* yj = y.colptr(j);
-    const double gj = gamma(j);
-    for (arma::uword i = 0; i < N; ++i) yj[i] = xj[i] * s[i] * gj;
+    const double* x_j = x.colptr(j);
+    for (arma::uword i = 0; i < N; ++i) rstd[i] += x_j[i] * x_j[i];  // the sum of squares, for now
+  }
+  for (arma::uword i = 0; i < N; ++i) rstd[i] = 1.0 / std::sqrt(rstd[i] / double(D) + eps);
+  for (arma::uword j = 0; j < D; ++j) {
+    const double* x_j = x.colptr(j);
+    double* y_j = y.colptr(j);
+    const double gamma_j = gamma(j);
+    for (arma::uword i = 0; i < N; ++i) {
+      const double norm = x_j[i] * rstd[i];  // normalise
+      y_j[i] = norm * gamma_j;               // scale
+    }
   }
   return y;
 }
 
-// As layernorm_backward, without the mean's path and without beta.
+// As layernorm_backward, without the mean's path and without beta:
+//   dx = rstd * (dnorm - norm * dnorm_norm_mean),  dnorm = dout * gamma.
 void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
                       const arma::vec& rstd, NormGrads& g) {
   const arma::uword N = x.n_rows, D = x.n_cols;
-  arma::vec dnorm_norm_mean(N, arma::fill::zeros);
-  const double* s = rstd.memptr();
-  double* b = dnorm_norm_mean.memptr();
+  if (N == 0) return;  // no rows: dgamma stays 0, dx is empty
+  arma::vec dnorm_norm_mean(N, arma::fill::zeros);  // per row
   for (arma::uword j = 0; j < D; ++j) {
-    const double* xj = x.colptr(j);
-    const double* dj = dout.colptr(j);
-    const double gj = gamma(j);
-    double dgamma = 0;
+    const double* x_j = x.colptr(j);
+    const double* dout_j = dout.colptr(j);
+    const double gamma_j = gamma(j);
+    double dgamma_j = 0;
     for (arma::uword i = 0; i < N; ++i) {
-      const double norm = xj[i] * s[i];
-      dgamma += dj[i] * norm;       // dgamma_j = sum over rows of dout * norm
-      b[i] += dj[i] * gj * norm;    // sum_j dnorm * norm (the rms's path)
+      const double norm = x_j[i] * rstd[i];     // recomputed, not saved
+      const double dnorm = dout_j[i] * gamma_j;  // through y = gamma * norm
+      dgamma_j += dout_j[i] * norm;              // dgamma = sum over rows of dout * norm
+      dnorm_norm_mean[i] += dnorm * norm;        // sum of dnorm * norm (the rms's path)
     }
-    g.dgamma(j) += dgamma;
+    g.dgamma(j) += dgamma_j;
   }
   if (g.dx.is_empty()) return;
-  dnorm_norm_mean /= double(D);
+  dnorm_norm_mean /= double(D);  // the sum becomes a mean
   for (arma::uword j = 0; j < D; ++j) {
-    const double* xj = x.colptr(j);
-    const double* dj = dout.colptr(j);
-    double* dxj = g.dx.colptr(j);
-    const double gj = gamma(j);
+    const double* x_j = x.colptr(j);
+    const double* dout_j = dout.colptr(j);
+    double* dx_j = g.dx.colptr(j);
+    const double gamma_j = gamma(j);
     for (arma::uword i = 0; i < N; ++i) {
-      const double norm = xj[i] * s[i];
-      double dval = dj[i] * gj;  // term 1: dnorm, straight through norm = x * rstd
-      dval -= norm * b[i];       // term 2: through the rms (rstd)
-      dxj[i] = dval * s[i];      // final scale by rstd
+      const double norm = x_j[i] * rstd[i];
+      double dval = dout_j[i] * gamma_j;   // term 1: dnorm, straight through norm = x * rstd
+      dval -= norm * dnorm_norm_mean[i];   // term 2: through the rms (rstd)
+      dx_j[i] = dval * rstd[i];            // final scale by rstd
     }
   }
 }
@@ -322,9 +329,9 @@ Var rmsnorm_fused(Var x, Var gamma, double eps) {
 // ---- BatchNorm (training mode), composed --------------------------------------
 
 // y = (x - mean) / sqrt(var + eps) * gamma + beta, each COLUMN: statistics over the batch.
-Var batchnorm_composed(Var x, Var gamma, Var beta, double eps) {
+Var batchnorm_composed(Var x, Var gamma, Var beta, double eps, Centring centring) {
   check_norm_args("batchnorm_composed", x, gamma, &beta, eps, 0, 2);
-  return normalise_composed(x, gamma, beta, eps, 0).y;
+  return normalise_composed(x, gamma, beta, eps, 0, centring).y;
 }
 
 }  // namespace ag

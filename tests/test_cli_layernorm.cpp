@@ -31,12 +31,26 @@ BOOST_AUTO_TEST_CASE(seed003_walkthrough_and_backward) {
   const Run r = run("layernorm --input \"3,1,5,7\"");
   BOOST_TEST(r.status == 0, r.err);
   BOOST_TEST(r.err.empty());
-  for (const char* part : {"row 1: x = [3, 1, 5, 7]", "= 4\n", "= [-1, -3, 1, 3]", "= [1, 9, 1, 9]", "= 5\n",
+  for (const char* part : {"row 1: x = [3, 1, 5, 7]", "= 4\n", "= 5\n", "= [-1, -3, 1, 3]",
                            "= 2.236", "= [-0.4472, -1.342, 0.4472, 1.342]", "row 1: mean 0, std 1",
-                           "composed vs fused", "fused vs numeric", "layernorm_fused", "12 nodes", "1 node",
-                           "bytes held for backward: composed 104, fused 80", "the true dx is exactly zero"}) {
+                           "composed vs fused", "fused vs numeric", "layernorm_fused", "8 nodes", "1 node",
+                           "bytes held for backward: composed 136, fused 80", "the true dx is exactly zero"}) {
     BOOST_TEST(has(r.out, part), "missing '" << part << "' in:\n" << r.out);
   }
+  // The walk-through in the seeds' order, mean then variance, one line per node.
+  BOOST_TEST(r.out.find("  mean  ") < r.out.find("  variance  "));
+  BOOST_TEST(r.out.find("  variance  ") < r.out.find("  x - mean  "));
+  // The composed tape lists the seeds' eight primitives, in order, after the three leaves.
+  std::size_t at = r.out.find("the tape, composed");
+  BOOST_REQUIRE(at != std::string::npos);
+  for (const char* line : {"3    mean(dim=1)           0 ", "4    var(dim=1)            0 ", "5    sub                   0,3 ",
+                           "6    add_scalar c=1e-05    4 ", "7    sqrt                  6 ", "8    div                   5,7 ",
+                           "9    mul                   8,1 ", "10   add                   9,2 ", "11 nodes, 136 bytes"}) {
+    const std::size_t next = r.out.find(line, at);
+    BOOST_TEST(next != std::string::npos, "missing or out of order: '" << line << "' in:\n" << r.out);
+    if (next != std::string::npos) at = next;
+  }
+  BOOST_TEST(!has(r.out, "square"));  // the variance is one var node, not square and mean
 }
 
 BOOST_AUTO_TEST_CASE(gamma_beta_precision_and_csv) {
@@ -93,7 +107,8 @@ BOOST_AUTO_TEST_CASE(graph_writes_dot) {
   BOOST_TEST(composed.status == 0, composed.err);
   BOOST_TEST(has(composed.out, "digraph tape"));
   BOOST_TEST(has(composed.out, "mean(dim=1)"));
-  BOOST_TEST(has(composed.out, "15 nodes"));
+  BOOST_TEST(has(composed.out, "#4 var(dim=1)\\n2x1\\nsaves: #0 (2x4)"), composed.out);
+  BOOST_TEST(has(composed.out, "11 nodes, 240 bytes held for backward"), composed.out);  // 8 (3ND + N + D), N=2, D=4
   const Run fused = run("graph --what layernorm-fused --input \"1,2,3\"");
   BOOST_TEST(has(fused.out, "#3 layernorm_fused eps=1e-05\\n1x3"), fused.out);
   BOOST_TEST(has(fused.out, "4 nodes"));
