@@ -203,9 +203,9 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
   target(os, "composed / fused bytes saved on the tape, " + shape, fused && composed,
          fused && composed ? double(composed->saved_bytes) / double(fused->saved_bytes) : 0, 4.0,
          false, "x");
-  // saved_bytes counts x for the fused node (a reference to its input, alive
-  // anyway), so the ratio is about 2 (the composed graph saves x - mean and
-  // the normalised x). Counting only the tensors each op created:
+  // saved_bytes counts x for the fused node (a reference to its input) and for
+  // the composed var node, so the ratio is about 3 (the composed graph saves
+  // x, x - mean and the normalised x). Counting only the tensors each op created:
   target(os, "  the same, counting only tensors the op created", fused && composed && fused->new_bytes > 0,
          fused && composed ? double(composed->new_bytes) / double(std::max(1LL, fused->new_bytes)) : 0,
          4.0, false, "x");
