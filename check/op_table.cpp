@@ -168,6 +168,21 @@ const OpRow* find_op(const std::string& node_op) {
   return nullptr;
 }
 
+std::vector<const OpRow*> all_rows() {
+  std::vector<const OpRow*> rows;
+  for (const std::vector<OpRow>* list : {&op_table(), &composites()}) {
+    for (const OpRow& row : *list) rows.push_back(&row);
+  }
+  return rows;
+}
+
+const OpRow& row_named(const std::string& name) {
+  for (const OpRow* row : all_rows()) {
+    if (row->name == name) return *row;
+  }
+  throw Error("the op table has no row '" + name + "'");
+}
+
 std::vector<double> default_constants(const OpRow& row) {
   std::vector<double> values;
   for (const Constant& c : row.constants) values.push_back(c.value);

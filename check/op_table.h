@@ -85,6 +85,10 @@ const std::vector<OpRow>& op_table();
 const std::vector<OpRow>& composites();
 // The row of op_table() whose name is `node_op`, or nullptr.
 const OpRow* find_op(const std::string& node_op);
+// Every row, the ops first, then the composites: what gradcheck runs.
+std::vector<const OpRow*> all_rows();
+// The row (op or composite) called `name`; an ag::Error naming it when there is none.
+const OpRow& row_named(const std::string& name);
 
 // Each constant's gradcheck value, in order.
 std::vector<double> default_constants(const OpRow& row);

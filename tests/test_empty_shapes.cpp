@@ -19,25 +19,10 @@ namespace bdata = boost::unit_test::data;
 
 namespace {
 
-std::vector<const OpRow*> every_row() {
-  std::vector<const OpRow*> rows;
-  for (const std::vector<OpRow>* list : {&op_table(), &composites()}) {
-    for (const OpRow& row : *list) rows.push_back(&row);
-  }
-  return rows;
-}
-
 std::vector<std::string> every_name() {
   std::vector<std::string> names;
-  for (const OpRow* row : every_row()) names.push_back(row->name);
+  for (const OpRow* row : all_rows()) names.push_back(row->name);
   return names;
-}
-
-const OpRow& row_named(const std::string& name) {
-  for (const OpRow* row : every_row()) {
-    if (row->name == name) return *row;
-  }
-  throw std::runtime_error("no row " + name);
 }
 
 // A size of a gradcheck case stands for one dimension (N, D, K): emptying it

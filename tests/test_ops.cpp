@@ -17,15 +17,6 @@ namespace bdata = boost::unit_test::data;
 
 namespace {
 
-// The ops' rows, then the composed functions'.
-std::vector<const OpRow*> every_row() {
-  std::vector<const OpRow*> rows;
-  for (const std::vector<OpRow>* list : {&op_table(), &composites()}) {
-    for (const OpRow& row : *list) rows.push_back(&row);
-  }
-  return rows;
-}
-
 std::vector<std::string> names(const std::vector<const OpRow*>& rows) {
   std::vector<std::string> v;
   for (const OpRow* row : rows) v.push_back(row->name);
@@ -36,13 +27,6 @@ std::vector<std::string> op_names() {
   std::vector<std::string> v;
   for (const OpRow& row : op_table()) v.push_back(row.name);
   return v;
-}
-
-const OpRow& row_named(const std::string& name) {
-  for (const OpRow* row : every_row()) {
-    if (row->name == name) return *row;
-  }
-  throw std::runtime_error("no row " + name);
 }
 
 // Leaves holding `inputs`, then the row applied to them with its default constants.
@@ -57,10 +41,10 @@ Var record(Tape& tape, const OpRow& row, const std::vector<arma::mat>& inputs) {
 BOOST_AUTO_TEST_SUITE(op_table_rows)
 
 // Every gradcheck case of every row, ops and composites, on three seeds.
-BOOST_DATA_TEST_CASE(every_row_passes_gradcheck, bdata::make(names(every_row())) * bdata::make(std::vector<int>{0, 1, 2}),
+BOOST_DATA_TEST_CASE(every_row_passes_gradcheck, bdata::make(names(all_rows())) * bdata::make(std::vector<int>{0, 1, 2}),
                      name, seed) {
   const OpRow& row = row_named(name);
-  const std::vector<std::string> all = names(every_row());
+  const std::vector<std::string> all = names(all_rows());
   const auto position = std::find(all.begin(), all.end(), name) - all.begin();
   Rng rng(derive_seed(1000 + seed, std::uint64_t(position)));  // each row its own stream
   GradcheckOptions options;
@@ -92,7 +76,7 @@ BOOST_DATA_TEST_CASE(each_row_records_one_node_of_its_own_name, bdata::make(op_n
 BOOST_AUTO_TEST_CASE(every_name_a_node_records_has_a_row) {
   Rng rng(2);
   std::set<std::string> seen;
-  for (const OpRow* row : every_row()) {
+  for (const OpRow* row : all_rows()) {
     for (const GradcheckCase& c : row->cases) {
       Tape tape;
       (void)record(tape, *row, make_inputs(*row, c, rng));
@@ -115,7 +99,7 @@ BOOST_AUTO_TEST_CASE(every_name_a_node_records_has_a_row) {
 BOOST_AUTO_TEST_CASE(rows_are_well_formed) {
   std::set<std::string> unique;
   Rng rng(3);
-  for (const OpRow* row : every_row()) {
+  for (const OpRow* row : all_rows()) {
     BOOST_TEST(unique.insert(row->name).second, "two rows are named " << row->name);
     BOOST_TEST(!row->cases.empty(), row->name << " has no gradcheck case");
     BOOST_TEST(!row->forward.empty());
