@@ -1,5 +1,6 @@
 #include "train/plot.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gnuplot-iostream.h>
@@ -7,7 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
 #include <utility>
 
 namespace ag {
@@ -16,10 +19,17 @@ namespace {
 
 using Points = std::vector<std::pair<double, double>>;
 
-// A string as a single-quoted gnuplot literal ('' stands for one quote).
+// A string as a single-quoted gnuplot literal: '' stands for one quote, and
+// gnuplot substitutes nothing inside single quotes (no backquotes, no @macros,
+// no backslash escapes). Only a line break can end the command early, so
+// control characters become spaces: a title can never run a command.
 std::string quoted(const std::string& s) {
   std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  for (char c : s) {
+    if (c == '\'') out += "''";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += ' ';
+    else out += c;
+  }
   return out + "'";
 }
 
@@ -53,13 +63,14 @@ void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, double EpochMetri
   }
 }
 
-void draw(const std::string& tmp_png, const std::string& log, const std::vector<Curve>& curves,
-          const std::string& title) {
+// gnuplot runs inside `work` and writes plot.png and gnuplot.log there: no
+// path the user chose ever appears in a gnuplot command.
+void draw(const std::string& work, const std::vector<Curve>& curves, const std::string& title) {
   const bool accuracy = !curves.empty() && !curves[0].history.empty() && !std::isnan(curves[0].history[0].val_accuracy);
   const std::size_t epochs = curves.empty() ? 1 : curves[0].history.size();
-  Gnuplot gp("gnuplot 2>" + shell_quoted(log));
+  Gnuplot gp("cd " + shell_quoted(work) + " && exec gnuplot 2>gnuplot.log");
   gp << "set terminal pngcairo size " << (accuracy ? 1200 : 700) << ",480 enhanced font 'DejaVu Sans,11'\n"
-     << "set output " << quoted(tmp_png) << "\n"
+     << "set output 'plot.png'\n"
      << "set multiplot layout 1," << (accuracy ? 2 : 1) << " title " << quoted(title) << " font ',14'\n"
      << "set grid\nset xlabel 'epoch'\nset xrange [1:" << std::max<std::size_t>(epochs, 2) << "]\n"
      << "set title 'Loss'\nset ylabel 'loss (log scale)'\nset logscale y\nset key top right\n";
@@ -71,10 +82,16 @@ void draw(const std::string& tmp_png, const std::string& log, const std::vector<
   gp << "unset multiplot\nunset output\n";
 }  // ~Gnuplot waits for gnuplot to exit: only now is the PNG complete
 
-bool is_png(const std::string& path) {
+// A complete PNG: the signature first and the IEND chunk last (a full disk
+// or a killed gnuplot leaves the first without the second).
+bool is_complete_png(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[8] = {};
-  return in.read(magic, 8) && std::string(magic, 8) == std::string("\x89PNG\r\n\x1a\n", 8);
+  if (!in.read(magic, 8) || std::string(magic, 8) != std::string("\x89PNG\r\n\x1a\n", 8)) return false;
+  const std::string iend("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+  char tail[12] = {};
+  in.seekg(-12, std::ios::end);
+  return in.read(tail, 12) && std::string(tail, 12) == iend;
 }
 
 std::string last_line(const std::string& path) {
@@ -102,23 +119,34 @@ bool gnuplot_available() {
 }
 
 PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& curves, const std::string& title) {
+  namespace fs = std::filesystem;
   if (!gnuplot_available()) {
     return {false, "gnuplot was not found, so " + png_path + " was not drawn (apt-get install gnuplot-nox)"};
   }
-  const std::string tmp_png = png_path + ".tmp-" + std::to_string(::getpid()) + ".png";
-  const std::string log = png_path + ".tmp-" + std::to_string(::getpid()) + ".log";
-  draw(tmp_png, log, curves, title);
-  const std::string gnuplot_said = last_line(log);
-  std::remove(log.c_str());
-  if (!is_png(tmp_png)) {
-    std::remove(tmp_png.c_str());
-    return {false, "gnuplot did not write " + png_path + (gnuplot_said.empty() ? "" : " (" + gnuplot_said + ")")};
+  // Only a regular file (or nothing) is replaced: never a symlink, a FIFO or a device.
+  struct stat target {};
+  if (::lstat(png_path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    return {false, png_path + " exists and is not a regular file, so it was left alone and the plot not drawn"};
   }
-  if (std::rename(tmp_png.c_str(), png_path.c_str()) != 0) {
-    std::remove(tmp_png.c_str());
-    return {false, "could not move the plot into place at " + png_path};
+  // A private folder beside the target (mkdtemp: a fresh, unguessable name,
+  // mode 0700), so the finished plot moves into place with one rename.
+  const fs::path folder = fs::path(png_path).parent_path();
+  std::string pattern = ((folder.empty() ? fs::path(".") : folder) / ".autograd-plot-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return {false, "could not create a temporary folder beside " + png_path + " to draw the plot in"};
   }
-  return {true, ""};
+  const fs::path work(pattern);
+  draw(work.string(), curves, title);
+  const std::string gnuplot_said = last_line((work / "gnuplot.log").string());
+  PlotResult result{true, ""};
+  if (!is_complete_png((work / "plot.png").string())) {
+    result = {false, "gnuplot did not write " + png_path + (gnuplot_said.empty() ? "" : " (" + gnuplot_said + ")")};
+  } else if (std::rename((work / "plot.png").c_str(), png_path.c_str()) != 0) {
+    result = {false, "could not move the plot into place at " + png_path};
+  }
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  return result;
 }
 
 }  // namespace ag

@@ -18,7 +18,10 @@ struct PlotResult {
 // True when an executable `gnuplot` is on the PATH.
 bool gnuplot_available();
 
-// Draws into a temporary file beside png_path, checks it is a PNG, and renames it.
+// Draws in a private temporary folder beside png_path (gnuplot sees no path of
+// the caller's; titles cannot end a gnuplot command), checks the PNG is complete,
+// and renames it into place. An existing png_path that is not a regular file is
+// left alone and reported.
 PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& curves, const std::string& title);
 
 }  // namespace ag
