@@ -1,5 +1,7 @@
 #include "cli/train_options.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -108,11 +110,12 @@ void prepare_out_dir(const std::string& dir) {
   if (ec || !fs::is_directory(dir)) {
     throw UsageError("--out '" + dir + "': cannot create the directory (" + (ec ? ec.message() : "a file is in the way") + ")");
   }
-  const std::string probe = (fs::path(dir) / ".autograd-write-test").string();
-  std::ofstream(probe) << "";
-  const bool ok = fs::exists(probe);
+  // A probe created exclusively (mkstemp: a fresh name, never through a planted link).
+  std::string probe = (fs::path(dir) / ".autograd-write-test-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw UsageError("--out '" + dir + "': the directory is not writable");
+  ::close(fd);
   fs::remove(probe, ec);
-  if (!ok) throw UsageError("--out '" + dir + "': the directory is not writable");
 }
 
 std::string write_output(const std::string& dir, const std::string& name, const std::string& contents) {

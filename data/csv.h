@@ -28,7 +28,11 @@ CsvTable read_csv(const std::string& path, bool has_header);
 // (rows separated by ';'). Throws DataError naming `what` and the bad cell.
 arma::mat parse_matrix(const std::string& text, const std::string& what);
 
-// Writes atomically: a temporary file in the same folder, renamed over `path`.
+// Writes atomically: a temporary file created exclusively in the same folder,
+// renamed over `path` only once it is complete, so a full disk or a killed run
+// leaves the old file whole. A FIFO or a character device (/dev/stdout) is
+// written in place; a symlink, a directory or any other non-regular file is
+// refused with a DataError naming it, never replaced.
 void write_file_atomic(const std::string& path, const std::string& contents);
 
 }  // namespace ag

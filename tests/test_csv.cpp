@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "data/csv.h"
 
@@ -165,6 +168,56 @@ BOOST_AUTO_TEST_CASE(bad_path_is_a_data_error) {
   BOOST_TEST(contains(e, p), e);
   BOOST_TEST(contains(e, "cannot write"), e);
   BOOST_TEST(contains(error_of([&] { write_file_atomic(t.dir.string(), "x"); }), "cannot write"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(writing)
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Before: rename() replaced the link with a regular file (the victim stayed,
+// but a FIFO or device given as --output-file became a plain file).
+BOOST_AUTO_TEST_CASE(a_symlink_is_refused_and_its_target_untouched) {
+  TempDir t;
+  const std::string victim = t.write("victim.txt", "precious");
+  const fs::path link = t.dir / "out.csv";
+  fs::create_symlink(victim, link);
+  const std::string msg = error_of([&] { ag::write_file_atomic(link.string(), "new"); });
+  BOOST_TEST(msg.find("cannot write: it is a symbolic link, which is left alone") != std::string::npos, msg);
+  BOOST_TEST(fs::is_symlink(link));
+  BOOST_TEST(read_all(victim) == "precious");
+}
+
+BOOST_AUTO_TEST_CASE(a_fifo_is_written_in_place_not_replaced) {
+  TempDir t;
+  const fs::path fifo = t.dir / "out.csv";
+  BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] { received = read_all(fifo); });
+  ag::write_file_atomic(fifo.string(), "a,b\n1,2\n");
+  reader.join();
+  BOOST_TEST(received == "a,b\n1,2\n");
+  BOOST_TEST(fs::is_fifo(fifo));
+}
+
+BOOST_AUTO_TEST_CASE(a_full_device_is_a_clear_error) {
+  // /dev/full is a character device whose every write fails with ENOSPC.
+  const std::string msg = error_of([] { ag::write_file_atomic("/dev/full", "x"); });
+  BOOST_TEST(msg == "/dev/full: cannot write (No space left on device)", msg);
+}
+
+BOOST_AUTO_TEST_CASE(no_temporary_is_left_and_a_directory_is_refused) {
+  TempDir t;
+  const std::string path = t.write("m.csv", "old");
+  ag::write_file_atomic(path, "new");
+  BOOST_TEST(read_all(path) == "new");
+  const std::string msg = error_of([&] { ag::write_file_atomic(t.dir.string(), "x"); });
+  BOOST_TEST(msg.find("cannot write: it is a directory") != std::string::npos, msg);
+  BOOST_TEST(std::distance(fs::directory_iterator(t.dir), fs::directory_iterator()) == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
