@@ -18,6 +18,8 @@
 // %%
 #include <cmath>
 #include <iostream>
+#include <sstream>
+#include <string>
 
 #include "check/listing.h"
 #include "notebooks/notebook.h"
@@ -153,10 +155,159 @@ NB_CELL {
 }
 
 // %% [markdown]
+// ## The graph, with every value and gradient
+//
+// micrograd's `draw_dot` draws an expression as a graph with each node's value
+// and gradient; we do the same for f = (a + b) * b after backward. (`autograd
+// graph --what demo --out g.dot --png g.png` draws a tape's structure, with
+// shapes and saved bytes, for the expressions it knows.) Edges run from inputs
+// to the node that used them; backward runs against the arrows.
+
+// %%
+// A 1x1 tape as a Graphviz graph: "#id op", its value and its gradient.
+std::string graph_with_gradients(const Tape& tape) {
+  std::ostringstream dot;
+  dot << "digraph f {\n  rankdir=LR;\n  node [shape=record, fontname=\"Helvetica\", fontsize=11];\n";
+  for (std::size_t id = 0; id < tape.size(); ++id) {
+    const ag::Node& n = tape.node(id);
+    dot << "  n" << id << " [label=\"{#" << id << " " << n.op << " | value " << n.value(0) << " | grad "
+        << (n.grad.n_elem ? n.grad(0) : 0.0) << "}\"];\n";
+    for (std::size_t k : n.inputs) dot << "  n" << k << " -> n" << id << ";\n";
+  }
+  return dot.str() + "}\n";
+}
+
+NB_CELL {
+  Tape tape;
+  Var a = tape.leaf(2.0, "a");
+  Var b = tape.leaf(3.0, "b");
+  Var s = a + b;
+  Var f = s * b;
+  tape.backward(f);
+  nb::graph("graph", graph_with_gradients(tape));
+  nb::check(f.grad()(0) == 1 && s.grad()(0) == 3 && a.grad()(0) == 3 && b.grad()(0) == 8,
+            "after backward: df/df = 1, df/ds = 3, df/da = 3, df/db = 8");
+}
+
+// %% [markdown]
+// ## Why no graph search is needed
+//
+// micrograd sorts its nodes topologically (a depth-first search) before
+// backward. This tape does not: an op can only be recorded with inputs that
+// already exist, so every input has a smaller id than the node that uses it,
+// and every arrow in the graph above points from a smaller id to a larger one.
+// Walking the ids from the largest down therefore reaches every node after all
+// the nodes that used it: when its backward runs, its gradient is complete.
+// Execution order is a topological order, for free.
+//
+// ## Why `+=` and not `=`
+//
+// b's gradient arrives in two shares, 5 from `mul` and then 3 from `add`. If a
+// node *assigned* its share instead of adding it, the last share would win and
+// b's gradient would be 3. Every value used more than once would be wrong:
+// b here, x in g(x) = tanh(x^2 + exp(x)) above, x in x * x.
+//
+// Adding has a consequence of its own: leaves keep adding across backward
+// passes. Run backward twice without resetting, and every leaf gradient doubles.
+// That is why a training step zeroes the gradients (`zero_grad`) first.
+
+// %%
+NB_CELL {
+  const double shares_in_backward_order[] = {5.0, 3.0};  // mul's share, then add's
+  double added = 0, assigned = 0;
+  for (double share : shares_in_backward_order) {
+    added += share;
+    assigned = share;
+  }
+  std::cout << "b's gradient with +=: " << added << ", with =: " << assigned << " (the last share)\n";
+
+  Tape tape;
+  Var a = tape.leaf(2.0, "a");
+  Var b = tape.leaf(3.0, "b");
+  Var f = (a + b) * b;
+  tape.backward(f, /*retain_graph=*/true);
+  const double once = b.grad()(0);
+  tape.backward(f);
+  std::cout << "df/db after one backward: " << once << ", after a second one: " << b.grad()(0) << "\n";
+  nb::check(added == 8 && assigned == 3, "adding the shares gives 8; assigning keeps only the last, 3");
+  nb::check(once == 8 && b.grad()(0) == 16, "a second backward adds again: the leaf gradient doubles to 16");
+}
+
+// %% [markdown]
+// ## Forward mode and reverse mode
+//
+// There is a second way to apply the chain rule: carry, next to every value,
+// its derivative along one chosen input direction, forward through the
+// computation. That is **forward mode**, and a "dual number" (value,
+// derivative) is all it needs. One forward pass gives the derivative of every
+// output along **one input** direction (a column J v of the Jacobian); the
+// tape's **reverse mode** gives the gradient of **one output** with respect to
+// every input (a row u^T J) in one backward.
+//
+// | | one pass gives | passes for all of J (n inputs, m outputs) | memory |
+// |---|---|---|---|
+// | forward mode | J v, one column | n | none beyond the values in flight |
+// | reverse mode | u^T J, one row | m | the tape: every saved value until backward |
+//
+// A loss is one output of millions of parameters (m = 1, n = 10^6): reverse
+// mode gives its gradient in one backward, at a small constant multiple of the
+// forward's cost, where forward mode would need 10^6 passes. That is why deep
+// learning uses reverse mode, and pays for it in memory (lesson 08).
+
+// %%
+// A dual number: a value and its derivative along one input direction.
+struct Dual {
+  double value, derivative;
+};
+Dual operator+(Dual x, Dual y) { return {x.value + y.value, x.derivative + y.derivative}; }
+Dual operator*(Dual x, Dual y) { return {x.value * y.value, x.derivative * y.value + x.value * y.derivative}; }
+
+NB_CELL {
+  // Forward mode: one pass per input, seeding that input's derivative with 1.
+  const Dual along_a = (Dual{2, 1} + Dual{3, 0}) * Dual{3, 0};
+  const Dual along_b = (Dual{2, 0} + Dual{3, 1}) * Dual{3, 1};
+  std::cout << "forward mode, 2 passes: df/da = " << along_a.derivative << ", df/db = " << along_b.derivative << "\n";
+
+  // Reverse mode: one backward gives both.
+  Tape tape;
+  Var a = tape.leaf(2.0, "a");
+  Var b = tape.leaf(3.0, "b");
+  tape.backward((a + b) * b);
+  std::cout << "reverse mode, 1 backward: df/da = " << a.grad()(0) << ", df/db = " << b.grad()(0) << "\n";
+  nb::check(along_a.derivative == a.grad()(0) && along_b.derivative == b.grad()(0),
+            "two forward-mode passes and one reverse-mode pass give the same gradient");
+}
+
+// %% [markdown]
 // ## What to remember
 //
 // - The tape is a list in execution order; backward is one loop over it in reverse.
 // - Each node knows only its local derivative; the loop multiplies them together.
-// - A value used twice receives the sum of the gradients from each use.
+// - A value used twice receives the sum of the gradients from each use (`+=`); with `=` the
+//   last share would win. Leaves keep adding across backward calls: zero them each step.
+// - Recording order is a topological order, so backward needs no graph search.
+// - Reverse mode: one backward per output; forward mode: one pass per input.
 // - A node keeps (saves) exactly what its local derivative needs: that is the
 //   memory cost of backward, studied in lesson 08.
+
+// %% [markdown]
+// ## Exercises
+//
+// 1. **By hand, then by the tape.** For f(a, b) = a * b + a at a = 2, b = 3,
+//    write the tape (nodes and their inputs), walk it backwards by hand, and
+//    give df/da and df/db. Then record it with `Tape` and check your numbers.
+// 2. **`=` instead of `+=`.** Suppose `Tape::accumulate` *assigned* the
+//    gradient instead of adding it. In f = (a + b) * b (the first example),
+//    which value would b's gradient end with, and why that one? Which other
+//    expression of this lesson would also come out wrong?
+// 3. **No graph search.** micrograd sorts its graph topologically (a
+//    depth-first search) before backward; this tape just walks its list in
+//    reverse. Explain why the order in which nodes were recorded is already a
+//    topological order, so that when a node's backward runs its gradient is
+//    complete.
+// 4. **Forward or reverse mode.** For f from R^n to R^m, forward mode gives one
+//    column of the Jacobian (J v) per pass and reverse mode one row (u^T J).
+//    How many passes does each need for the full Jacobian? Which one would you
+//    use for a loss of 10^6 parameters, and what does reverse mode pay for it?
+// 5. **x to the x.** Build h(x) = x^x from the ops of this lesson
+//    (hint: x^x = exp(x log x)), and check dh/dx at x = 2 against calculus.

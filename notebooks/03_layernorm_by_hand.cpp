@@ -20,10 +20,13 @@
 // show the correct math and say so.
 
 // %%
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <limits>
+#include <string>
 
 #include "notebooks/notebook.h"
 #include "ops/layernorm.h"
@@ -73,7 +76,11 @@ NB_CELL {
 
 // %% [markdown]
 // The seed's walk-through is right. With gamma = 1 and beta = 0 (their values
-// before training) the output is the normalised row itself.
+// before training) the output is the normalised row itself. So is the seed's
+// code: its `LayerNorm` module computes `x.var(dim=-1, keepdim=True,
+// unbiased=False)`, the biased variance, with eps inside the square root,
+// exactly the formula above. What goes wrong below is its printed table, not
+// its module.
 //
 // ## Every row, on the tape
 //
@@ -115,9 +122,14 @@ NB_CELL {
 // the correct one.
 //
 // There is a check anyone can run without redoing the arithmetic: with gamma = 1
-// and beta = 0, **every output row must have mean 0 and (biased) variance 1**
-// (a hair under 1, because of eps). The seed's rows have mean 0 but variances of
-// 1.43 and 0.47 in rows 0 and 4: they cannot be LayerNorm outputs.
+// and beta = 0, **every output row must have mean 0 and (biased) variance
+// var / (var + eps)**, a hair under 1. The seed's rows have mean 0 but variances
+// of 1.43 and 0.47 in rows 0 and 4: they cannot be LayerNorm outputs.
+//
+// The check is necessary, not sufficient. Rows 1, 2 and 3 of the seed's table
+// pass it (variances 1.00, 0.99 and 1.01, within the table's rounding) and are
+// still wrong. With D = 3, the rows of mean 0 and variance 1 form a whole
+// circle; the statistics cannot tell which point of it the row should be.
 
 // %%
 NB_CELL {
@@ -138,7 +150,14 @@ NB_CELL {
   }
   const arma::mat row_var = arma::mean(arma::square(ours.each_col() - arma::mean(ours, 1)), 1);
   nb::check_close("every correct row has mean 0", arma::mat(arma::mean(ours, 1)), arma::zeros(5, 1), 1e-12);
-  nb::check_close("every correct row has variance 1 (up to eps)", row_var, arma::ones(5, 1), 5e-3);
+  const arma::mat in_var = arma::mean(arma::square(residual.each_col() - arma::mean(residual, 1)), 1);
+  nb::check_close("every correct row has variance var / (var + eps)", row_var, arma::mat(in_var / (in_var + eps)), 1e-12);
+  for (arma::uword r = 1; r <= 3; ++r) {
+    const arma::rowvec t = seed_table.row(r);
+    const double v = arma::accu(arma::square(t - arma::mean(t))) / 3;
+    nb::check(std::abs(arma::mean(t)) < 0.01 && std::abs(v - 1) < 0.015,
+              "the seed's row " + std::to_string(r) + " passes the mean-and-variance test");
+  }
   for (arma::uword r = 0; r < 5; ++r) {
     nb::check(arma::abs(seed_table.row(r) - ours.row(r)).max() > 0.015,
               "the seed's row " + std::to_string(r) + " differs from the formula by more than rounding");
@@ -146,10 +165,30 @@ NB_CELL {
 }
 
 // %% [markdown]
-// (Row 4 shows why eps exists: its values are close together, the variance is
-// only 0.0034, and dividing by a small standard deviation magnifies small
-// differences into the full range [-1.4, 1.4].)
-//
+// Row 4's values are close together: its variance is only 0.0034, and
+// dividing by its standard deviation (0.059) stretches differences of about
+// 0.1 into the full range [-1.4, 1.4]. That is LayerNorm working as intended,
+// not eps: 0.0034 is still 343 times eps. Where eps does show is the output's
+// variance, var / (var + eps) = 0.9971 for row 4, against 0.99997 for row 0.
+// eps only takes over when a row's variance comes down to eps itself; a
+// constant row (variance 0) would divide by zero without it.
+
+// %%
+NB_CELL {
+  const arma::rowvec r4 = residual.row(4);
+  const double var4 = arma::accu(arma::square(r4 - arma::mean(r4))) / 3;
+  Tape tape;
+  Var y = ag::layernorm_fused(tape.leaf(arma::mat(r4)), tape.leaf(arma::ones(1, 3)), tape.leaf(arma::zeros(1, 3)), eps);
+  const arma::rowvec out = y.value();
+  const double out_var = arma::accu(arma::square(out - arma::mean(out))) / 3;
+  std::cout << std::setprecision(6) << "row 4: variance " << var4 << " = " << var4 / eps << " eps; output variance "
+            << out_var << "\n";
+  nb::check(var4 / eps > 300 && var4 / eps < 400, "row 4's variance is a few hundred eps (343)");
+  nb::check_close("row 4's output variance = var / (var + eps)", out_var, var4 / (var4 + eps), 1e-12);
+  nb::check_close("which is 0.9971", out_var, 0.9971, 5e-5);
+}
+
+// %% [markdown]
 // ## The row [3, 1, 5, 7], with gamma and beta
 //
 // Seed 003 works through one token of four features. Mean 4, variance
@@ -186,10 +225,12 @@ NB_CELL {
 // ## Biased or unbiased: why seed 003 prints std 1.069044
 //
 // Seed 003 normalises tokens of 8 features and then reports the output's
-// standard deviation as 1.069044, not 1. Nothing is wrong with its LayerNorm: it
-// measured the spread with `torch.std`, which by default is the **unbiased**
-// estimate, dividing by D - 1 = 7 instead of D = 8. LayerNorm made the biased
-// variance (almost) 1, so the unbiased one is 8/7 of it:
+// standard deviation as 1.069044, not 1, calling the difference "floating-point
+// precision artifacts". It is not: double (or float32) rounding is 1e-16 (6e-8),
+// and 0.069 is 7%. Nothing is wrong with its LayerNorm either: it measured the
+// spread with `torch.std`, which by default is the **unbiased** estimate,
+// dividing by D - 1 = 7 instead of D = 8. LayerNorm made the biased variance
+// (almost) 1, so the unbiased one is 8/7 of it:
 //
 //     unbiased std = sqrt(8 / 7) x biased std = 1.0690450 x 0.9999993 = 1.069044
 //
@@ -214,17 +255,134 @@ NB_CELL {
             << "\nsqrt(8/7) = " << std::sqrt(8.0 / 7.0) << "\n";
   nb::check(std::string(printed) == "1.069044", "the unbiased std of the output prints as 1.069044");
   nb::check_close("unbiased / biased = sqrt(8/7)", unbiased / biased, std::sqrt(8.0 / 7.0), 1e-12);
+  nb::check(unbiased - 1 > 1e5 * std::numeric_limits<float>::epsilon(),
+            "the 0.069 gap is over 100000 times float32's rounding: not a precision artifact");
 }
 
 // %% [markdown]
+// The same seed is inconsistent with itself in other places, which is worth
+// noticing when reading any tutorial:
+//
+// - its input statistics ("std: 2.718") come from the same unbiased
+//   `torch.std`, while its LayerNorm uses the biased variance: two different
+//   definitions of "std" side by side;
+// - its hand-worked row [3, 1, 5, 7] reports "Normalized std: 0.999999", the
+//   **biased** std (sqrt(5 / 5.00001)); measured like the first example, it
+//   would be sqrt(4/3) x 0.999999 = 1.1547;
+// - the text says the inputs have "means around 2-3", next to printed means of
+//   1.410 and 0.350 (the data is `randn * 3 + 2`: mean 2, std 3 in
+//   expectation, and 8 samples per token scatter widely around that).
+
+// %%
+NB_CELL {
+  const double v = 5.0 / (5.0 + eps);
+  std::cout << std::setprecision(7) << "the row [3, 1, 5, 7] normalised: biased std " << std::sqrt(v)
+            << ", unbiased std " << std::sqrt(v * 4.0 / 3.0) << "\n";
+  nb::check_close("biased std prints as the seed's 0.999999", std::sqrt(v), 0.999999, 5e-7);
+  nb::check_close("the unbiased std would be 1.1547", std::sqrt(v * 4.0 / 3.0), 1.1547, 5e-5);
+}
+
+// %% [markdown]
+// ## Numerics: the variance in floating point
+//
+// The variance has a tempting one-pass formula, var = E[x^2] - E[x]^2: one sweep
+// accumulates the sum and the sum of squares. In exact arithmetic it is right.
+// In floating point it subtracts two large, nearly equal numbers, and the
+// difference drowns in their rounding. Take the row [10003, 10001, 10005,
+// 10007] in float32 (24-bit mantissa, about 7 digits): its squares are about
+// 10^8, where float32's spacing is 8, and the variance we want is 5.
+//
+// The two safe ways: **two passes** (first the mean, then the mean of (x -
+// mean)^2), or **shifted sums** (subtract any value near the mean, here the
+// row's first element, before squaring; the variance does not change). The
+// project's fused kernels use shifted sums in double (`ops/layernorm.cpp`).
+
+// %%
+NB_CELL {
+  const float row[4] = {10003.0f, 10001.0f, 10005.0f, 10007.0f};
+  float sum = 0, sum_sq = 0;
+  for (float v : row) sum += v, sum_sq += v * v;
+  const float mean = sum / 4;
+  const float naive = sum_sq / 4 - mean * mean;
+  float centred_sq = 0;
+  for (float v : row) centred_sq += (v - mean) * (v - mean);
+  const float two_pass = centred_sq / 4;
+  float shifted_sum = 0, shifted_sq = 0;
+  for (float v : row) shifted_sum += v - row[0], shifted_sq += (v - row[0]) * (v - row[0]);
+  const float shifted = shifted_sq / 4 - (shifted_sum / 4) * (shifted_sum / 4);
+  std::cout << "float32 variance of [10003, 10001, 10005, 10007] (exact: 5)\n  E[x^2] - E[x]^2: " << naive
+            << "\n  two passes:      " << two_pass << "\n  shifted sums:    " << shifted << "\n";
+  std::cout << "LayerNorm with each variance:\n";
+  arma::rowvec with_naive(4), with_two_pass(4);
+  for (int j = 0; j < 4; ++j) {
+    with_naive(j) = (row[j] - mean) / std::sqrt(std::max(naive, 0.0f) + float(eps));
+    with_two_pass(j) = (row[j] - mean) / std::sqrt(two_pass + float(eps));
+  }
+  nb::show("  naive", arma::mat(with_naive));
+  nb::show("  two passes", arma::mat(with_two_pass));
+  nb::check(std::abs(naive - 5.0f) >= 2.0f, "float32: E[x^2] - E[x]^2 is off by 40% or more");
+  nb::check(two_pass == 5.0f && shifted == 5.0f, "float32: two passes and shifted sums give exactly 5");
+  nb::check(arma::abs(with_naive - with_two_pass).max() > 0.1, "the naive variance makes LayerNorm's output wrong");
+
+  // The same trap in double, one level up: at 1e8 the squares are 1e16, where doubles are 2 apart.
+  const arma::mat big = {{1e8 + 3, 1e8 + 1, 1e8 + 5, 1e8 + 7}};
+  const double naive_double = arma::mean(arma::vectorise(arma::square(big))) - std::pow(arma::mean(arma::vectorise(big)), 2);
+  Tape tape;
+  auto norm = [&](const arma::mat& m) {
+    return ag::layernorm_fused(tape.leaf(m), tape.leaf(arma::ones(1, 4)), tape.leaf(arma::zeros(1, 4)), eps).value();
+  };
+  const arma::mat fused_big = norm(big), fused_small = norm(arma::mat{{3.0, 1.0, 5.0, 7.0}});
+  std::cout << "double, row 1e8 + [3, 1, 5, 7]: E[x^2] - E[x]^2 = " << naive_double
+            << "; the fused LayerNorm's output differs from that of [3, 1, 5, 7] by "
+            << arma::abs(fused_big - fused_small).max() << "\n";
+  nb::check(std::abs(naive_double - 5) >= 0.5, "double at 1e8: E[x^2] - E[x]^2 is off by 10% or more");
+  nb::check_close("the fused kernel's shifted sums are exact here", fused_big, fused_small, 1e-12);
+
+  // eps in low precision: next to a large variance it is below the rounding and vanishes.
+  const float large_var = 1000.0f;
+  nb::check(large_var + float(eps) == large_var, "float32: 1000 + 1e-5 == 1000 (eps only acts on small variances)");
+}
+
+// %% [markdown]
+// Two lessons. The formula on the page is not the algorithm in the kernel:
+// LayerNorm written as E[x^2] - E[x]^2 is correct mathematics and wrong
+// numerics. And low precision moves the trap closer: float32 fails at offsets
+// of 10^4, float16 (spacing 8 already at 10^4, an 11-bit mantissa) long before;
+// mixed-precision frameworks compute LayerNorm's statistics in float32 for
+// that reason. eps, too, lives at a precision: next to a variance of 1000 in
+// float32 it is below the rounding and adds nothing, which is harmless, since
+// eps only matters when the variance is small.
+//
 // ## What to remember
 //
 // - LayerNorm works row by row: mean, differences, biased variance (divide by D),
 //   eps inside the square root, divide, then gamma and beta.
-// - With gamma = 1 and beta = 0 every output row has mean 0 and variance just
-//   under 1: a quick test of any table that claims to be a LayerNorm output.
+// - With gamma = 1 and beta = 0 every output row has mean 0 and variance
+//   var / (var + eps), just under 1: a quick test of any table that claims to be a
+//   LayerNorm output. Necessary, not sufficient: wrong rows can pass it.
 // - Armadillo's `var`/`stddev` and PyTorch's `torch.std` divide by D - 1 by
 //   default; LayerNorm divides by D. Mixing the two gives sqrt(D / (D - 1)).
 // - The composed tape and the fused node give the same numbers to 1e-12;
 //   lesson 04 shows that their gradients agree too, and where the fused formula
 //   comes from.
+// - Never compute a variance as E[x^2] - E[x]^2 in floating point: use two passes
+//   or shifted sums.
+
+// %% [markdown]
+// ## Exercises
+//
+// 1. Normalise the row [2, 4, 6] by hand with eps = 0: mean, biased variance,
+//    std, output. Then give the output's variance with eps = 1e-5.
+// 2. What does LayerNorm output for a constant row [c, c, c], with eps = 1e-5
+//    and with eps = 0? What does that say about why eps is there?
+// 3. Take the correct output of seed 000's row 4 (the table above) and write
+//    down a different row that has the same mean and the same variance. Why can
+//    no test on mean and variance alone catch it?
+// 4. A tutorial prints `torch.std` of a LayerNorm output with D = 768. What
+//    number should it print (to 6 decimals), and why is it not 1?
+// 5. **Hard mode.** Implement LayerNorm from this statement alone, without
+//    looking at the formula above: *each row of x is shifted and scaled so that
+//    its features have mean zero and unit (biased) variance, with a small eps
+//    added to the variance for safety; then each feature j is multiplied by a
+//    learned gamma_j and shifted by a learned beta_j.* Check your version
+//    against `layernorm_fused` on seed 000's matrix to 1e-12.

@@ -139,13 +139,14 @@ NB_CELL {
 // %%
 const arma::mat row = {{0.9, -0.4, 2.1, 1.3, -1.6, 0.2}};
 
-arma::mat jacobian_from_tape(const arma::mat& x) {
+// Row i of J is the gradient of y_i: one backward pass with dy = the i-th unit vector.
+arma::mat jacobian_from_tape(const arma::mat& x, const arma::mat& gamma) {
   const arma::uword D = x.n_cols;
   arma::mat J(D, D);
   for (arma::uword i = 0; i < D; ++i) {
     Tape tape;
     Var vx = tape.leaf(x, "x");
-    Var y = ag::layernorm_composed(vx, tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
+    Var y = ag::layernorm_composed(vx, tape.leaf(gamma), tape.leaf(arma::zeros(1, D)), eps);
     arma::mat unit(1, D, arma::fill::zeros);
     unit(i) = 1;
     tape.backward(y, unit);  // row i of J: dy_i / dx
@@ -154,14 +155,27 @@ arma::mat jacobian_from_tape(const arma::mat& x) {
   return J;
 }
 
+arma::mat jacobian_from_tape(const arma::mat& x) { return jacobian_from_tape(x, arma::ones(1, x.n_cols)); }
+
+// A row's statistics as LayerNorm uses them: biased variance, eps inside the root.
+struct RowStats {
+  double var, rstd;
+  arma::vec xhat;
+};
+
+RowStats row_stats(const arma::mat& x) {
+  const arma::vec v = arma::vectorise(x);
+  const double var = arma::mean(arma::square(v - arma::mean(v)));  // divide by D
+  const double rstd = 1.0 / std::sqrt(var + eps);
+  return {var, rstd, (v - arma::mean(v)) * rstd};
+}
+
 NB_CELL {
   const arma::uword D = row.n_cols;
   const arma::mat J = jacobian_from_tape(row);
-  const double mu = arma::mean(arma::vectorise(row));
-  const double rstd = 1.0 / std::sqrt(arma::mean(arma::square(arma::vectorise(row) - mu)) + eps);
-  const arma::vec xhat = (arma::vectorise(row) - mu) * rstd;
+  const RowStats s = row_stats(row);
   const arma::mat formula =
-      rstd * (arma::eye(D, D) - arma::ones(D, D) / double(D) - xhat * xhat.t() / double(D));
+      s.rstd * (arma::eye(D, D) - arma::ones(D, D) / double(D) - s.xhat * s.xhat.t() / double(D));
   nb::show("J from the tape", J, 3);
   nb::check_close("J from the tape against the formula", J, formula, 1e-12);
   nb::check_close("J is symmetric (gamma = 1)", J, arma::mat(J.t()), 1e-12);
@@ -176,55 +190,135 @@ NB_CELL {
 // opposite sides of the mean (2.1 and -1.6 here, entries (2, 4) and (4, 2)) have
 // xhat_i xhat_j < -1, and the change of the standard deviation wins: raising
 // x_4 = -1.6 towards the mean shrinks the spread, which stretches y_2 further
-// out. Each row and each column sums to zero.
+// out. With gamma = 1, each row and each column sums to zero.
 //
 // ## The null space: shifting a row changes nothing
 //
 // Add the same constant c to every feature of a row: the mean moves by c, the
 // differences x - mean do not move, so y does not move. In the language of the
-// Jacobian, **J 1 = 0**: the all-ones direction is in J's null space. Because J
-// is symmetric, 1^T J = 0 too, which is why every row of dx sums to zero: dx
-// can never push a row's mean anywhere.
+// Jacobian, **J 1 = 0**: the all-ones direction is in J's null space, exactly,
+// for every eps.
 //
-// A second direction is nearly null: scaling the row, x -> mu + s (x - mu),
-// leaves xhat unchanged (up to eps), so J xhat ~ 0 as well. J has rank D - 2.
+// Scaling is different. Scale the centred row, x -> mu + s (x - mu): with
+// eps = 0, xhat would not change at all; with eps > 0 it changes a little,
+// because eps does not scale with the row. Apply J to xhat itself. Since
+// xhat is orthogonal to 1 and xhat^T xhat = D var / (var + eps),
+//
+//     J xhat = rstd ( xhat - 0 - xhat var / (var + eps) ) = rstd eps / (var + eps) * xhat
+//
+// So xhat is an eigenvector with the small but **non-zero** eigenvalue
+// rstd eps / (var + eps), and the remaining D - 2 directions (orthogonal to both)
+// have eigenvalue rstd. For eps > 0 the rank of J is **D - 1**, not D - 2.
+// "Small" is relative to the variance: the eigenvalue is the fraction
+// eps / (var + eps) of rstd, and for a row whose variance is only a few hundred
+// eps that fraction is a few tenths of a percent of an rstd that is itself
+// large. Seed 000's row 4, [0.663, 0.779, 0.648] (lesson 03), has variance
+// 0.0034 = 343 eps, rstd 17 and a scale eigenvalue of 0.05: no test that calls
+// it "zero" with a tolerance like 1e-5 can pass.
+
+// %%
+// Prints J's eigenvalues for one row and checks them against the closed form.
+void check_spectrum(const std::string& name, const arma::mat& x) {
+  const arma::uword D = x.n_cols;
+  const arma::mat J = jacobian_from_tape(x);
+  const RowStats s = row_stats(x);
+  arma::vec eigenvalues;
+  arma::mat eigenvectors;
+  arma::eig_sym(eigenvalues, eigenvectors, J);  // ascending
+  const double scale_eigenvalue = s.rstd * eps / (s.var + eps);
+  std::cout << name << ": var = " << s.var << " (" << s.var / eps << " eps), rstd = " << s.rstd
+            << "\n  eigenvalues of J: " << eigenvalues.t() << "  predicted: 0, rstd eps / (var + eps) = "
+            << scale_eigenvalue << ", and rstd " << D - 2 << " times;  rank(J) = " << arma::rank(J) << "\n";
+  const double tol = 1e-12 * s.rstd;  // J's entries are of size rstd
+  nb::check_close(name + ": |J * ones|", arma::norm(J * arma::ones(D)), 0.0, tol);
+  nb::check_close(name + ": J xhat = rstd eps / (var + eps) xhat", arma::mat(J * s.xhat),
+                  arma::mat(scale_eigenvalue * s.xhat), tol);
+  nb::check_close(name + ": smallest eigenvalue is 0", eigenvalues(0), 0.0, tol);
+  nb::check_close(name + ": second eigenvalue is rstd eps / (var + eps)", eigenvalues(1), scale_eigenvalue, tol);
+  nb::check_close(name + ": the other D - 2 eigenvalues equal rstd", arma::mat(eigenvalues.tail(D - 2)),
+                  arma::mat(D - 2, 1, arma::fill::value(s.rstd)), tol);
+  nb::check(arma::rank(J) == D - 1, name + ": J has rank D - 1 (eps > 0)");
+}
+
+NB_CELL {
+  const arma::uword D = row.n_cols;
+  Tape tape;
+  Var y0 = ag::layernorm_composed(tape.leaf(row), tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
+  Var y1 = ag::layernorm_composed(tape.leaf(row + 3.7), tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
+  std::cout << "largest change of y when the row is shifted by 3.7: " << arma::abs(y1.value() - y0.value()).max() << "\n\n";
+  nb::check_close("shifting the row leaves y unchanged", y1.value(), y0.value(), 1e-12);
+
+  check_spectrum("the row above", row);
+  check_spectrum("seed 000, row 4", arma::mat{{0.663, 0.779, 0.648}});
+  const RowStats s4 = row_stats(arma::mat{{0.663, 0.779, 0.648}});
+  nb::check(s4.rstd * eps / (s4.var + eps) > 0.04,
+            "for seed 000's row 4 the scale eigenvalue is about 0.05: not near zero");
+}
+
+// %% [markdown]
+// Write P_1 = 1 1^T / D and P_xhat for the projections onto the two directions.
+// Then J = rstd (I - P_1 - var / (var + eps) P_xhat): scale by rstd, remove the
+// component along 1 completely (term 2), and the component along xhat all but
+// a fraction eps / (var + eps) (term 3). That is the three-term formula again,
+// read geometrically.
+//
+// ## Why every row of dx sums to zero, for any gamma
+//
+// With gamma, y = gamma * xhat + beta, so J_y = diag(gamma) J, where J is the
+// Jacobian of xhat above. J_y is no longer symmetric, and its columns no longer
+// sum to zero. The row-sum property does not need either. Backward computes
+// dx = J_y^T dy, so
+//
+//     sum_j dx_j = 1^T J_y^T dy = (J_y 1)^T dy = (diag(gamma) J 1)^T dy = 0
+//
+// because J 1 = 0: shifting x does not move xhat, whatever gamma does
+// afterwards. (Equivalently 1^T J = 0, since J, the Jacobian of xhat, is
+// symmetric; J_y need not be.)
 
 // %%
 NB_CELL {
   const arma::uword D = row.n_cols;
+  const arma::mat gamma = {{1.5, -0.5, 2.0, 1.0, 0.7, -1.2}};
   const arma::mat J = jacobian_from_tape(row);
-  const arma::vec ones(D, arma::fill::ones);
-  std::cout << "J * ones = " << (J * ones).t();
+  const arma::mat Jy = jacobian_from_tape(row, gamma);
+  nb::show("J_y from the tape, gamma = [1.5, -0.5, 2, 1, 0.7, -1.2]", Jy, 3);
+  nb::show("column sums 1^T J_y", arma::mat(arma::sum(Jy, 0)), 3);
+  nb::check_close("J_y = diag(gamma) J", Jy, arma::mat(arma::diagmat(arma::vectorise(gamma)) * J), 1e-12);
+  nb::check(arma::abs(Jy - Jy.t()).max() > 0.1, "J_y is not symmetric");
+  nb::check(arma::abs(arma::sum(Jy, 0)).max() > 0.1, "the columns of J_y do not sum to zero");
+  nb::check_close("J_y 1 = 0 (every row of J_y sums to zero)", arma::mat(Jy * arma::ones(D)), arma::zeros(D, 1), 1e-12);
 
   Tape tape;
-  Var y0 = ag::layernorm_composed(tape.leaf(row), tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
-  Var y1 = ag::layernorm_composed(tape.leaf(row + 3.7), tape.leaf(arma::ones(1, D)), tape.leaf(arma::zeros(1, D)), eps);
-  std::cout << "largest change of y when the row is shifted by 3.7: " << arma::abs(y1.value() - y0.value()).max() << "\n";
-
-  arma::vec eigenvalues;
-  arma::mat eigenvectors;
-  arma::eig_sym(eigenvalues, eigenvectors, J);
-  std::cout << "eigenvalues of J: " << eigenvalues.t();
-  const double rstd = 1.0 / arma::stddev(arma::vectorise(row), 1);
-  std::cout << "rstd = " << rstd << "\n";
-  nb::check_close("|J * ones|", arma::norm(J * ones), 0.0, 1e-12);
-  nb::check_close("shifting the row leaves y unchanged", y1.value(), y0.value(), 1e-12);
-  nb::check(std::abs(eigenvalues(0)) < 1e-5 && std::abs(eigenvalues(1)) < 1e-5,
-            "J has two (near-)zero eigenvalues: the shift and the scale directions");
-  nb::check_close("the other D - 2 eigenvalues equal rstd", arma::mat(eigenvalues.tail(D - 2)),
-                  arma::mat(D - 2, 1, arma::fill::value(rstd)), 1e-4 * rstd);
+  Var vx = tape.leaf(row, "x");
+  Var y = ag::layernorm_fused(vx, tape.leaf(gamma), tape.leaf(arma::zeros(1, D)), eps);
+  const arma::mat dy = {{0.3, -1.2, 0.8, 0.5, -0.7, 0.4}};
+  tape.backward(y, dy);
+  std::cout << "sum of dx for dy = " << dy << "  = " << arma::accu(vx.grad()) << "\n";
+  nb::check_close("dx from the fused node = J_y^T dy", vx.grad(), arma::mat(dy * Jy), 1e-12);
+  nb::check_close("dx sums to zero with gamma != 1", arma::accu(vx.grad()), 0.0, 1e-12);
 }
 
-// %% [markdown]
-// J = rstd (I - P), where P projects onto the two directions LayerNorm throws
-// away (shift and, up to eps, scale). So the backward is: scale by rstd, then
-// remove from dxhat its component along 1 (term 2) and along xhat (term 3).
-// That is the three-term formula again, read geometrically.
-//
 // ## What to remember
 //
 // - dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gamma.
 // - The terms come from the three paths from x to y: direct, through the mean, through the variance.
-// - The Jacobian of a row is rstd times a projection; its null space contains the
-//   all-ones direction, so every row of dx sums to zero. That is a free test of any
+// - The Jacobian of xhat for one row has eigenvalues 0 (the all-ones direction),
+//   rstd eps / (var + eps) (xhat itself) and rstd (the rest): rank D - 1 for eps > 0.
+// - J 1 = 0, so every row of dx sums to zero for any gamma. That is a free test of any
 //   LayerNorm backward, yours included (assignments/layernorm).
+
+// %% [markdown]
+// ## Exercises
+//
+// 1. For a batch of N rows, derive dgamma and dbeta. Why are they sums over
+//    the rows, and which lesson's rule is that?
+// 2. With eps = 0, show that dx is orthogonal to xhat as well as to 1. With
+//    eps > 0, what is sum_j dx_j xhat_j, in terms of dxhat?
+// 3. Take D = 2 and eps = 0. What is xhat for any row with two different
+//    values? What is J? What does that mean for training a model whose
+//    LayerNorm has two features?
+// 4. A row has variance exactly eps. What is the eigenvalue of J along xhat, as
+//    a fraction of rstd?
+// 5. Write the fused backward for N rows in plain Armadillo (no loops over
+//    rows: use `each_col`), and check it against the composed tape with
+//    `ag::gradcheck` or with the checks of the second cell.

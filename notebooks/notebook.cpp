@@ -172,6 +172,21 @@ void heatmap(const std::string& name, const std::string& title, const arma::mat&
   report_image(name);
 }
 
+void graph(const std::string& name, const std::string& dot_source) {
+  if (std::system("command -v dot > /dev/null 2>&1") != 0) {
+    std::cout << "(graph '" << name << "' skipped: Graphviz is not installed; apt-get install -y graphviz)\n";
+    return;
+  }
+  std::filesystem::create_directories(images_dir());
+  const std::string base = images_dir() + "/" + name;
+  std::ofstream(base + ".dot") << dot_source;
+  const std::string command = "dot -Tpng " + quoted(base + ".dot") + " -o " + quoted(base + ".png");
+  if (std::system(command.c_str()) != 0) throw CheckFailed("graph '" + name + "': dot failed on " + base + ".dot");
+  std::filesystem::remove(base + ".dot");
+  if (!is_png(base + ".png")) throw CheckFailed("graph '" + name + "': dot did not write a PNG to " + base + ".png");
+  std::cout << std::flush << kImageMarker << name << ".png" << kMarkerEnd << "\n" << std::flush;
+}
+
 }  // namespace nb
 
 // ---- the program: run every cell in order ------------------------------------------

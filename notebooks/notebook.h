@@ -84,6 +84,10 @@ void draw(const Plot& plot);
 void heatmap(const std::string& name, const std::string& title, const arma::mat& m,
              const std::string& xlabel = "column", const std::string& ylabel = "row");
 
+// A Graphviz graph (DOT source) drawn with `dot` to <images dir>/<name>.png.
+// Without Graphviz it prints how to install it and draws nothing.
+void graph(const std::string& name, const std::string& dot_source);
+
 // Whether gnuplot can be run here.
 bool have_gnuplot();
 
