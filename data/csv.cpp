@@ -169,7 +169,10 @@ void write_in_place(const std::string& path, const std::string& contents) {
 void write_file_atomic(const std::string& path, const std::string& contents) {
   struct stat existing {};
   if (::lstat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
-    if (S_ISFIFO(existing.st_mode) || S_ISCHR(existing.st_mode)) return write_in_place(path, contents);
+    // /dev/stdout is a link to a pipe or a terminal: what it points at decides.
+    struct stat pointed {};
+    const bool stream = ::stat(path.c_str(), &pointed) == 0 && (S_ISFIFO(pointed.st_mode) || S_ISCHR(pointed.st_mode));
+    if (stream) return write_in_place(path, contents);
     const char* what = S_ISLNK(existing.st_mode) ? "a symbolic link" : S_ISDIR(existing.st_mode) ? "a directory"
                                                                                                   : "not a regular file";
     throw DataError(path + ": cannot write: it is " + std::string(what) + ", which is left alone (name a plain file)");

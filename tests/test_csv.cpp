@@ -204,6 +204,20 @@ BOOST_AUTO_TEST_CASE(a_fifo_is_written_in_place_not_replaced) {
   BOOST_TEST(fs::is_fifo(fifo));
 }
 
+BOOST_AUTO_TEST_CASE(a_link_to_a_fifo_is_written_through_like_dev_stdout) {
+  TempDir t;
+  const fs::path fifo = t.dir / "pipe";
+  BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const fs::path link = t.dir / "stdout";
+  fs::create_symlink(fifo, link);
+  std::string received;
+  std::thread reader([&] { received = read_all(fifo); });
+  ag::write_file_atomic(link.string(), "y\n");
+  reader.join();
+  BOOST_TEST(received == "y\n");
+  BOOST_TEST(fs::is_symlink(link));
+}
+
 BOOST_AUTO_TEST_CASE(a_full_device_is_a_clear_error) {
   // /dev/full is a character device whose every write fails with ENOSPC.
   const std::string msg = error_of([] { ag::write_file_atomic("/dev/full", "x"); });
