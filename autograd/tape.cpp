@@ -165,6 +165,10 @@ Var Tape::constant(double value, std::string name) {
 }
 
 Var Tape::param(Parameter& p) {
+  if (arma::size(p.grad()) != arma::size(p.value())) {
+    throw Error("param: parameter '" + p.name() + "' is " + shape_str(p.value()) + " but its gradient is " +
+                shape_str(p.grad()) + "; after reshaping a parameter call zero_grad() to reshape its gradient");
+  }
   Node& n = new_node("param:" + p.name(), p.value());
   n.param = &p;
   n.requires_grad = grad_enabled_;

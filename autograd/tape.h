@@ -51,7 +51,7 @@ std::string shape_str(arma::uword rows, arma::uword cols);
 struct Var {
   Tape* tape = nullptr;
   std::size_t id = 0;
-  std::uint32_t generation = 0;  // which clear() of the tape it belongs to
+  std::uint64_t generation = 0;  // which clear() of the tape it belongs to (64 bits: never wraps)
 
   const arma::mat& value() const;
   const arma::mat& grad() const;  // d(output)/d(this) after backward
@@ -177,7 +177,7 @@ class Tape {
   void run_backward(std::size_t output);
 
   StableVector<Node> nodes_;  // in execution order; never moved, reused after clear()
-  std::uint32_t generation_ = 0;
+  std::uint64_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_ = false;
   bool in_backward_ = false;

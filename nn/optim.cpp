@@ -1,6 +1,9 @@
 #include "nn/optim.h"
 
 #include <cmath>
+#include <sstream>
+
+#include "autograd/tape.h"
 
 namespace ag {
 
@@ -66,6 +69,12 @@ void Adam::step() {
 }
 
 double clip_grad_norm(const std::vector<Parameter*>& params, double max_norm) {
+  // A negative bound would flip every gradient; NaN would compare false and clip nothing.
+  if (!(max_norm >= 0)) {
+    std::ostringstream os;
+    os << "clip_grad_norm: max_norm must be >= 0, got " << max_norm;
+    throw Error(os.str());
+  }
   double sum_squares = 0.0;
   for (const Parameter* p : params) sum_squares += arma::accu(arma::square(p->grad()));
   const double norm = std::sqrt(sum_squares);

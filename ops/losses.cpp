@@ -72,7 +72,12 @@ Var bce_with_logits(Var logits, const arma::mat& targets) {
 }
 
 double accuracy(const arma::mat& logits, const arma::uvec& labels) {
+  if (labels.n_elem != logits.n_rows) {
+    throw Error("accuracy: the logits are " + shape_str(logits) + " but there are " + std::to_string(labels.n_elem) +
+                " labels; expected one label per row");
+  }
   if (labels.n_elem == 0) return 0.0;
+  if (logits.n_cols == 0) throw Error("accuracy: the logits are " + shape_str(logits) + ": 0 classes to choose from");
   const arma::uvec predicted = arma::index_max(logits, 1);
   return static_cast<double>(arma::accu(predicted == labels)) / static_cast<double>(labels.n_elem);
 }

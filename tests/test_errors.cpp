@@ -6,6 +6,7 @@
 
 #include "autograd/parameter.h"
 #include "ops/layernorm.h"
+#include "nn/optim.h"
 #include "ops/ops.h"
 
 // Errors that teach: each message names the op, the shapes and what was
@@ -310,6 +311,44 @@ BOOST_AUTO_TEST_CASE(anomaly_errors_are_ag_errors) {
   BOOST_CHECK_THROW(log(x), Error);
   tape.set_anomaly_mode(false);
   BOOST_TEST(std::isnan(log(x).value()(0)));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(library_misuse)
+
+BOOST_AUTO_TEST_CASE(a_reshaped_parameter_is_an_ag_error_naming_it) {
+  Parameter w("fc1.weight", arma::mat(2, 2, arma::fill::ones));
+  w.mutable_value() = arma::mat(3, 3, arma::fill::ones);  // reshaped, gradient still 2x2
+  Tape tape;
+  const std::string msg = error_of([&] { (void)tape.param(w); });
+  BOOST_TEST(has(msg, "parameter 'fc1.weight' is 3x3 but its gradient is 2x2"), msg);
+  w.zero_grad();
+  tape.backward(sum(tape.param(w)));  // zero_grad reshapes the gradient
+  BOOST_TEST(w.grad()(2, 2) == 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(accuracy_checks_its_shapes) {
+  const std::string msg = error_of([] { (void)accuracy(arma::mat(3, 2, arma::fill::zeros), arma::uvec{0, 1}); });
+  BOOST_TEST(has(msg, "accuracy: the logits are 3x2 but there are 2 labels"), msg);
+  BOOST_TEST(has(error_of([] { (void)accuracy(arma::mat(2, 0), arma::uvec{0, 0}); }), "0 classes"));
+}
+
+BOOST_AUTO_TEST_CASE(a_negative_clip_norm_is_refused) {
+  Parameter w("w", arma::mat(1, 2, arma::fill::ones));
+  w.mutable_grad() = arma::mat{{3.0, 4.0}};
+  const std::string msg = error_of([&] { (void)clip_grad_norm({&w}, -1.0); });
+  BOOST_TEST(has(msg, "clip_grad_norm: max_norm must be >= 0, got -1"), msg);
+  BOOST_TEST(w.grad()(0, 0) == 3.0);  // untouched, not reversed
+  BOOST_TEST(clip_grad_norm({&w}, 1.0) == 5.0);
+  BOOST_TEST(w.grad()(0, 1) == 4.0 / (5.0 + 1e-6), boost::test_tools::tolerance(1e-15));
+}
+
+// A handle from before a clear() must never match a later generation; with a
+// 32-bit counter it did after 2^32 clears.
+BOOST_AUTO_TEST_CASE(the_generation_counter_does_not_wrap) {
+  static_assert(sizeof(Var::generation) == 8, "a 32-bit generation wraps after 2^32 clear() calls");
+  BOOST_TEST(sizeof(Var::generation) == 8u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
