@@ -1,6 +1,7 @@
 // autograd fuzz: random expression graphs against central finite differences.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 
 #include "check/fuzz.h"
 #include "cli/cli.h"
@@ -24,6 +25,11 @@ int cmd_fuzz(const std::vector<std::string>& args) {
   }
   require_positive("graphs", graphs);
   require_non_negative("seed", seed);
+  // Graph k uses seed + k: the last seed must still be a signed 64-bit number.
+  if (graphs - 1 > std::numeric_limits<long long>::max() - seed) {
+    throw UsageError("--seed " + std::to_string(seed) + " with --graphs " + std::to_string(graphs) +
+                     " runs past the largest seed, " + std::to_string(std::numeric_limits<long long>::max()));
+  }
 
   const std::uint64_t first = static_cast<std::uint64_t>(seed);
   const ag::FuzzOptions fuzz_options;

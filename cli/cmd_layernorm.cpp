@@ -223,18 +223,18 @@ int cmd_layernorm(const std::vector<std::string>& args) {
   bool random_dy = false;
   const ag::NormInputs in = read_inputs(s, random_dy);
   const int p = static_cast<int>(s.precision);
+  // Everything is computed, and the output file written, before anything is
+  // printed: a refused --output-file leaves one line on stderr and nothing else.
+  const ag::NormComparison c = ag::compare_norm(in, in.x.n_elem * in.x.n_cols <= 2000000);
+  if (!s.output_file.empty()) ag::write_file_atomic(s.output_file, output_csv(c, in.rms));
   std::cout << (s.rms ? "RMSNorm" : "LayerNorm") << " of a " << ag::shape_str(in.x) << " input, one row (token) at a time; eps = "
             << num(in.eps, 3) << "\ngamma = " << row_str(in.gamma, 0, p)
             << (s.rms ? "" : "\nbeta  = " + row_str(in.beta, 0, p)) << "\n\n";
   print_walkthrough(in, s);
-  const ag::NormComparison c = ag::compare_norm(in, in.x.n_elem * in.x.n_cols <= 2000000);
   std::cout << "\ndy" << (random_dy ? " (random, see the note at the end)" : "") << " =\n" << matrix_str(in.dy, p, "  ");
   print_comparison(c, in.rms, p);
   print_tapes(c, in.rms);
-  if (!s.output_file.empty()) {
-    ag::write_file_atomic(s.output_file, output_csv(c, in.rms));
-    std::cout << "\nwrote " << s.output_file << "\n";
-  }
+  if (!s.output_file.empty()) std::cout << "\nwrote " << s.output_file << "\n";
   if (random_dy) {
     std::string note = kFootnote;
     note.replace(note.find("%SEED%"), 6, std::to_string(s.seed));

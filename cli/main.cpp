@@ -1,4 +1,7 @@
 // autograd: the command line of the teaching autograd framework.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -69,7 +72,15 @@ int main(int argc, char** argv) {
       return status;
     };
     try {
-      return c.run(rest);
+      const int status = c.run(rest);
+      // Output that never arrived is not success: a full disk, /dev/full, a closed pipe.
+      std::cout.flush();
+      if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::cerr << "autograd " << c.name << ": cannot write the standard output ("
+                  << std::strerror(errno != 0 ? errno : EIO) << ")\n";
+        return 1;
+      }
+      return status;
     } catch (const cli::UsageError& e) {
       return fail(e, 2);
     } catch (const ag::DataError& e) {

@@ -119,6 +119,8 @@ std::vector<Misuse> misuses() {
       {"fuzz", {"--graphs", "1e3"}},
       {"fuzz", {"--seed", "-1"}},
       {"fuzz", {"--seed", "99999999999999999999999"}},
+      {"fuzz", {"--seed", "9223372036854775807", "--graphs", "3"}},
+      {"gradcheck", {"--op", "nosuchop"}},
       {"train", {"--epochs"}},
       {"train", {"--epochs", "abc"}},
       {"train", {"--epochs", "0"}},
@@ -249,6 +251,7 @@ BOOST_DATA_TEST_CASE(misuse_gives_one_line_and_status_2, bdata::make(misuse_indi
   BOOST_TEST(r.err.rfind(prefix, 0) == 0u, m << ": stderr does not start with '" << prefix << "': " << r.err);
   const bool one_line = !r.err.empty() && r.err.find('\n') == r.err.size() - 1;
   BOOST_TEST(one_line, m << ": stderr is not exactly one line: [" << r.err << "]");
+  BOOST_TEST(r.out.empty(), m << ": printed to stdout before refusing: [" << r.out << "]");
   BOOST_TEST(leftovers().empty(), m << " left files behind");
   BOOST_TEST(!fs::exists(kUnwritable));
   BOOST_TEST(!fs::exists(scratch() / "missing"), m << " created the missing input's folder");
@@ -260,4 +263,13 @@ BOOST_AUTO_TEST_CASE(an_unknown_command_is_one_line_and_status_2) {
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.err == "autograd: unknown command 'no-such-command' (autograd --help lists the commands)\n");
   BOOST_TEST(run_cli({}).status == 2);
+}
+
+// Before: `autograd demo > /dev/full` exited 0 though nothing was written.
+BOOST_AUTO_TEST_CASE(output_that_cannot_be_written_is_a_failure) {
+  const std::string err = (scratch() / "stderr_full").string();
+  const int raw = std::system((quote(AUTOGRAD_CLI) + " demo >/dev/full 2>" + quote(err)).c_str());
+  BOOST_TEST_REQUIRE(WIFEXITED(raw));
+  BOOST_TEST(WEXITSTATUS(raw) == 1);
+  BOOST_TEST(slurp(err) == "autograd demo: cannot write the standard output (No space left on device)\n");
 }
