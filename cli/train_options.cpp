@@ -69,7 +69,7 @@ ag::TrainConfig make_config(const TrainOptions& v, const std::string& norm, cons
   require(std::isfinite(v.weight_decay) && v.weight_decay >= 0, "--weight-decay must be 0 or more, got " + num(v.weight_decay));
   require(std::isfinite(v.clip) && v.clip >= 0, "--clip must be 0 (off) or more, got " + num(v.clip));
   require(v.validation >= 0 && v.validation < 1, "--validation must be in [0, 1), got " + num(v.validation));
-  require(v.epochs >= 1 && v.epochs <= 1000000, "--epochs must be at least 1, got " + std::to_string(v.epochs));
+  require(v.epochs >= 1 && v.epochs <= 1000000, "--epochs must be from 1 to 1000000, got " + std::to_string(v.epochs));
   require(v.batch_size >= 1, "--batch-size must be at least 1, got " + std::to_string(v.batch_size));
   require(v.seed >= 0, "--seed must be 0 or more, got " + std::to_string(v.seed));
   require(v.optimizer == "sgd" || v.optimizer == "adam" || v.optimizer == "adamw",

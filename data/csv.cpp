@@ -91,6 +91,8 @@ CsvTable read_csv(const std::string& path, bool has_header) {
   std::string line;
   while (std::getline(in, line)) {
     ++line_no;
+    // Spreadsheets save UTF-8 with a byte-order mark; it is not part of the first cell.
+    if (line_no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     if (trim(line).empty()) continue;  // blank lines carry no data
     const std::vector<std::string> cells = split(line, ',');
     const std::string row = path + ": row " + std::to_string(line_no);
@@ -179,7 +181,8 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
   }
   const std::filesystem::path target(path);
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-  std::string temp = (folder / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  // The temporary's name must fit where the target's does (255 bytes): a long name is cut.
+  std::string temp = (folder / ("." + target.filename().string().substr(0, 200) + ".tmp.XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());  // O_CREAT | O_EXCL: never an existing file or a planted link
   if (fd < 0) throw DataError(path + ": cannot write (" + std::strerror(errno) + ")");
   // mkstemp makes the file 0600; give it the mode a plain open() would.

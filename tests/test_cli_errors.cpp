@@ -124,6 +124,8 @@ std::vector<Misuse> misuses() {
       {"train", {"--epochs"}},
       {"train", {"--epochs", "abc"}},
       {"train", {"--epochs", "0"}},
+      {"train", {"--epochs", "10000000000"}},
+      {"eval", {"--model", "/tmp", "--dataset", "moons"}},
       {"train", {"--epochs", "-1"}},
       {"train", {"--epochs", "1.5"}},
       {"train", {"--batch-size", "0"}},

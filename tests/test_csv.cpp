@@ -235,3 +235,25 @@ BOOST_AUTO_TEST_CASE(no_temporary_is_left_and_a_directory_is_refused) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(odd_but_valid_files)
+
+// Before: the header's first name kept the invisible mark, so a label column
+// named "a" was not found, and a first cell of numbers failed to parse.
+BOOST_AUTO_TEST_CASE(a_utf8_byte_order_mark_is_not_part_of_the_first_cell) {
+  TempDir t;
+  const std::string with_header = t.write("h.csv", "\xEF\xBB\xBF" "a,b\n1,2\n");
+  const ag::CsvTable h = ag::read_csv(with_header, true);
+  BOOST_TEST(h.header[0] == "a");
+  const std::string numbers = t.write("n.csv", "\xEF\xBB\xBF" "1,2\n3,4\n");
+  BOOST_TEST(ag::read_csv(numbers, false).values(0, 0) == 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_name_of_255_bytes_can_be_written) {
+  TempDir t;
+  const fs::path long_name = t.dir / (std::string(251, 'm') + ".csv");  // 255 bytes, the most a name may have
+  ag::write_file_atomic(long_name.string(), "x\n");
+  BOOST_TEST(fs::exists(long_name));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "autograd/tape.h"
@@ -159,6 +160,8 @@ void save_checkpoint(const std::string& path, const std::vector<Parameter*>& par
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw DataError(path + ": is a directory, not a checkpoint");
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) throw DataError(path + ": cannot open the checkpoint (" + std::strerror(errno) + ")");
   const std::streamoff size = file.tellg();
