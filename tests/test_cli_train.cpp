@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(bad_options_exit_2_with_one_line_and_write_nothing) {
   expect_usage_error("train --dataset nowhere.csv --out " + out, "nowhere.csv", out);
   expect_usage_error("train --lr abc --out " + out, "--lr", out);
   expect_usage_error("train --lr -1 --out " + out, "--lr must be a positive number", out);
-  expect_usage_error("train --epochs 0 --out " + out, "--epochs must be at least 1", out);
+  expect_usage_error("train --epochs 0 --out " + out, "--epochs must be from 1 to 1000000", out);
   expect_usage_error("train --epochs -3 --out " + out, "--epochs", out);
   expect_usage_error("train --hidden 64,x --out " + out, "--hidden '64,x'", out);
   expect_usage_error("train --hidden 64,,8 --out " + out, "--hidden", out);
