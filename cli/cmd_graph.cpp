@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -83,9 +84,12 @@ std::string to_dot(const ag::Tape& tape, const std::string& title) {
   return os.str();
 }
 
-// Runs `dot -Tpng dot_file -o png` without a shell. Returns false when dot is not installed.
+// A file name as dot reads it: "-V" would be an option, "./-V" is a file.
+std::string as_operand(const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; }
+
+// Runs `dot -Tpng dot_file -opng` without a shell. Returns false when dot is not installed.
 bool render_png(const std::string& dot_file, const std::string& png) {
-  std::vector<std::string> argv_s = {"dot", "-Tpng", dot_file, "-o", png};
+  std::vector<std::string> argv_s = {"dot", "-Tpng", "-o" + as_operand(png), as_operand(dot_file)};
   std::vector<char*> argv;
   for (std::string& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -103,6 +107,10 @@ bool render_png(const std::string& dot_file, const std::string& png) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw ag::DataError(png + ": dot could not write the PNG (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(png, ec) || std::filesystem::file_size(png, ec) == 0) {
+    throw ag::DataError(png + ": dot exited without writing the PNG");
   }
   return true;
 }
@@ -130,6 +138,12 @@ int cmd_graph(const std::vector<std::string>& args) {
   if (what.rfind("layernorm", 0) == 0 && x.n_cols < 2) throw UsageError("LayerNorm needs at least 2 values per row");
   if (what == "batchnorm-composed" && x.n_rows < 2) throw UsageError("BatchNorm needs at least 2 rows");
   if (!png.empty() && out.empty()) throw UsageError("--png needs --out FILE for the DOT text it draws from");
+  auto resolved = [](const std::string& p) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p).lexically_normal());
+  };
+  if (!png.empty() && resolved(png) == resolved(out)) {
+    throw UsageError("--png and --out name the same file (" + out + "); the PNG would overwrite the DOT text");
+  }
   ag::Tape tape;
   const std::string dot = to_dot(tape, record(tape, what, x));
   if (out.empty()) {

@@ -208,6 +208,8 @@ std::vector<Misuse> misuses() {
       {"graph", {"--out", kUnwritable}},
       {"graph", {"--png", "g.png"}},
       {"graph", {"--out", kUnwritable, "--png", "g.png"}},
+      {"graph", {"--out", "g.dot", "--png", "g.dot"}},
+      {"graph", {"--out", "g.dot", "--png", "./g.dot"}},
   };
   list.insert(list.end(), specific.begin(), specific.end());
   return list;
@@ -274,4 +276,15 @@ BOOST_AUTO_TEST_CASE(output_that_cannot_be_written_is_a_failure) {
   BOOST_TEST_REQUIRE(WIFEXITED(raw));
   BOOST_TEST(WEXITSTATUS(raw) == 1);
   BOOST_TEST(slurp(err) == "autograd demo: cannot write the standard output (No space left on device)\n");
+}
+
+// Before: a --out starting with '-' reached dot as an option (-V printed dot's
+// version) and the command said it wrote a PNG that did not exist.
+BOOST_AUTO_TEST_CASE(graph_file_names_starting_with_a_dash_are_files) {
+  const Result r = run_cli({"graph", "--out=-V", "--png", "-x.png"});
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(slurp(scratch() / "work" / "-V").rfind("digraph", 0) == 0u);
+  BOOST_TEST(slurp(scratch() / "work" / "-x.png").rfind("\x89PNG", 0) == 0u);
+  fs::remove(scratch() / "work" / "-V");
+  fs::remove(scratch() / "work" / "-x.png");
 }
