@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/run_folder.h"
 #include "cli/train_options.h"
 #include "train/plot.h"
 
@@ -72,7 +73,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     configs.push_back(make_config(values, vary_impl ? norms[0] : v, vary_impl ? v : impls[0]));
   }
   check_dataset(configs[0]);
-  prepare_out_dir(values.out);
+  RunFolder out(values.out, {"metrics.csv", "curves.png"});
 
   std::vector<ag::Curve> curves;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -82,14 +83,14 @@ int cmd_compare(const std::vector<std::string>& args) {
     curves.push_back({label, run.history});
   }
   print_table(curves);
-  std::cout << "wrote " << write_output(values.out, "metrics.csv", ag::compare_csv(curves)) << "\n";
-  const std::string png = values.out + "/curves.png";
+  out.write("metrics.csv", ag::compare_csv(curves));
   std::string varied;
   for (const ag::Curve& c : curves) varied += (varied.empty() ? "" : " vs ") + c.label;
   const std::string title = values.dataset + ": " + (vary_impl ? norms[0] + " " : "norm ") + varied +
                             " (same seed, same initial weights)";
-  const ag::PlotResult plot = ag::plot_curves(png, curves, title);
-  std::cout << (plot.written ? "wrote " + png : "no plot: " + plot.message) << "\n";
+  const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), curves, title);
+  for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
+  if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
 
   return vary_impl && !within_tolerance(curves, tolerance) ? 1 : 0;
 }

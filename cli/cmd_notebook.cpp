@@ -1,13 +1,16 @@
 // autograd notebook render|list: run each lesson and write it as Markdown and HTML,
 // every code cell followed by what it printed and the plots it drew.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/notebook_render.h"
@@ -75,16 +78,38 @@ fs::path program_dir() {
   return ec ? fs::current_path() : self.parent_path();
 }
 
+// The lesson runs into a private folder beside the outputs; only when it has
+// succeeded do its plots, NAME.md and NAME.html replace the earlier render's
+// (a failing lesson leaves the last good render as it was).
 void render_one(const std::string& name, const fs::path& source_dir, const fs::path& bin_dir,
                 const fs::path& out_dir, bool md, bool html) {
-  const fs::path images = out_dir / (name + "_files");
-  fs::remove_all(images);  // no stale plots from an earlier version of the lesson
+  std::string pattern = (out_dir / (".autograd-render-" + name + "-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw UsageError("--out '" + out_dir.string() + "': cannot write there (" + std::strerror(errno) + ")");
+  }
+  const fs::path work(pattern);
+  struct RemoveWork {
+    fs::path dir;
+    ~RemoveWork() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{work};
+  const fs::path images = work / (name + "_files");
   std::vector<NotebookCell> cells = parse_notebook(read_text(source_dir / (name + ".cpp")));
   attach_output(cells, run_lesson(bin_dir / ("notebook_" + name), images));
   const std::string note = "<!-- Rendered from notebooks/" + name +
                            ".cpp by `autograd notebook render`; edit the .cpp, not this file. -->\n\n";
-  if (md) ag::write_file_atomic((out_dir / (name + ".md")).string(), note + to_markdown(cells, name + "_files"));
-  if (html) ag::write_file_atomic((out_dir / (name + ".html")).string(), to_html(cells, name, images.string()));
+  if (md) ag::write_file_atomic((work / (name + ".md")).string(), note + to_markdown(cells, name + "_files"));
+  if (html) ag::write_file_atomic((work / (name + ".html")).string(), to_html(cells, name, images.string()));
+  // Move in: the plots folder (the old one out of the way first, no stale plots), then the pages.
+  const fs::path old_images = out_dir / (name + "_files");
+  std::error_code ec;
+  if (fs::exists(old_images, ec)) fs::rename(old_images, work / "previous_files");
+  if (fs::exists(images, ec)) fs::rename(images, old_images);
+  for (const char* ext : {".md", ".html"}) {
+    if (fs::exists(work / (name + ext), ec)) fs::rename(work / (name + ext), out_dir / (name + ext));
+  }
   std::cout << "rendered " << name << " -> " << (out_dir / name).string() << (md ? ".md" : "")
             << (md && html ? ", " : "") << (html ? ".html" : "") << "\n";
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/run_folder.h"
 #include "cli/train_options.h"
 #include "train/checkpoint.h"
 #include "train/plot.h"
@@ -45,7 +46,7 @@ int cmd_train(const std::vector<std::string>& args) {
   }
   const ag::TrainConfig config = make_config(values, values.norm, values.impl);
   check_dataset(config);
-  prepare_out_dir(values.out);
+  RunFolder out(values.out, {"metrics.csv", "model.ckpt", "curves.png"});
 
   ag::Progress progress(std::cout, ag::Progress::stdout_is_terminal(), config.epochs);
   ag::TrainRun run = ag::train(config, progress.callbacks());
@@ -53,13 +54,12 @@ int cmd_train(const std::vector<std::string>& args) {
             << " parameters; " << run.split.train.size() << " train / " << run.split.validation.size()
             << " validation samples)\n";
 
-  std::cout << "wrote " << write_output(values.out, "metrics.csv", ag::metrics_csv(run.history)) << "\n";
-  const std::string ckpt = values.out + "/model.ckpt";
-  ag::save_checkpoint(ckpt, run.model.parameters(), ag::describe_run(config, run.spec));
-  std::cout << "wrote " << ckpt << "\n";
-  const std::string png = values.out + "/curves.png";
-  const ag::PlotResult plot = ag::plot_curves(png, {{"", run.history}}, title_for(config));
-  std::cout << (plot.written ? "wrote " + png : "no plot: " + plot.message) << "\n";
+  // Every file of the run is complete before any replaces the last run's.
+  out.write("metrics.csv", ag::metrics_csv(run.history));
+  ag::save_checkpoint(out.staged("model.ckpt"), run.model.parameters(), ag::describe_run(config, run.spec));
+  const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), {{"", run.history}}, title_for(config));
+  for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
+  if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
   return 0;
 }
 

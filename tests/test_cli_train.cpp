@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "tests/cli_run.h"
@@ -18,6 +19,7 @@ namespace {
 using Result = cli_test::Run;
 using cli_test::run;
 using cli_test::slurp;
+using cli_test::has;
 
 const fs::path& scratch() {
   static const fs::path dir = fs::temp_directory_path() / ("ag-cli-train-" + std::to_string(::getpid()));
@@ -140,3 +142,81 @@ BOOST_AUTO_TEST_CASE(compare_composed_and_fused_prints_the_largest_difference) {
   BOOST_TEST(r.out.find("largest difference composed vs fused: train loss") != std::string::npos, r.out);
   BOOST_TEST(slurp(dir("compare") + "/metrics.csv").rfind("run,epoch,", 0) == 0);
 }
+
+BOOST_AUTO_TEST_SUITE(run_folders)
+
+// The names in a folder, hidden ones included, sorted.
+std::string listing(const fs::path& d) {
+  std::set<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(d)) names.insert(e.path().filename().string());
+  std::string s;
+  for (const std::string& n : names) s += n + " ";
+  return s;
+}
+
+const char* kQuickRun = "train --dataset moons --epochs 2 --hidden 8 --out ";
+
+// Before: each output replaced the last run's as soon as it was ready, so a
+// run killed between them left new metrics beside an old model and plot.
+BOOST_AUTO_TEST_CASE(a_killed_run_leaves_the_last_run_whole_and_the_next_run_cleans_up) {
+  const std::string out = dir("killed");
+  BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
+  const std::string metrics = slurp(fs::path(out) / "metrics.csv"), ckpt = slurp(fs::path(out) / "model.ckpt");
+  // A long run, killed with SIGKILL while it trains.
+  const std::string cmd = std::string("OPENBLAS_NUM_THREADS=1 '") + AUTOGRAD_CLI +
+                          "' train --dataset digits --epochs 100000 --hidden 32 --out '" + out +
+                          "' >/dev/null 2>&1 & pid=$!; sleep 1.5; kill -9 $pid; wait $pid 2>/dev/null; true";
+  BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
+  BOOST_TEST(slurp(fs::path(out) / "metrics.csv") == metrics);
+  BOOST_TEST(slurp(fs::path(out) / "model.ckpt") == ckpt);
+  BOOST_TEST(has(listing(out), ".autograd-run-"), listing(out));  // the killed run's staging folder
+  // A staging folder a run killed mid-commit would leave: its COMMIT mark says
+  // the run was complete, so the next run finishes moving it in first.
+  BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
+  BOOST_TEST(listing(out) == ".autograd.lock curves.png metrics.csv model.ckpt ", listing(out));
+}
+
+// Before: metrics.csv was replaced, then writing model.ckpt failed: a mixed folder.
+BOOST_AUTO_TEST_CASE(a_run_that_fails_to_write_one_output_replaces_none) {
+  const std::string out = dir("failing");
+  BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
+  const std::string metrics = slurp(fs::path(out) / "metrics.csv");
+  fs::remove(fs::path(out) / "model.ckpt");
+  fs::create_directory(fs::path(out) / "model.ckpt");  // in the way of the new checkpoint
+  const Result r = run("train --dataset moons --epochs 3 --hidden 8 --out " + out, "OPENBLAS_NUM_THREADS=1");
+  BOOST_TEST(r.status == 2, r.err);
+  BOOST_TEST(has(r.err, "model.ckpt there is a directory"), r.err);
+  BOOST_TEST(slurp(fs::path(out) / "metrics.csv") == metrics);  // still the 2-epoch run's
+  BOOST_TEST(listing(out) == ".autograd.lock curves.png metrics.csv model.ckpt ", listing(out));
+}
+
+BOOST_AUTO_TEST_CASE(a_second_run_into_a_busy_folder_is_refused) {
+  const std::string out = dir("busy");
+  BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
+  const std::string metrics = slurp(fs::path(out) / "metrics.csv");
+  // flock(1) holds the folder's lock while it runs the second train, as a first run would.
+  const Result r = run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1 flock '" + out + "/.autograd.lock'");
+  BOOST_TEST(r.status == 2, r.err);
+  BOOST_TEST(has(r.err, "another autograd run is writing there"), r.err);
+  BOOST_TEST(slurp(fs::path(out) / "metrics.csv") == metrics);
+}
+
+BOOST_AUTO_TEST_CASE(a_staging_folder_marked_complete_is_finished_by_the_next_run) {
+  const std::string out = dir("rollforward");
+  BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
+  // What a run killed between its renames leaves: the COMMIT mark naming its
+  // outputs, the one it had not moved yet (metrics.csv), and none for the one
+  // it did not produce (model.ckpt), plus a temporary of an older writer.
+  const fs::path staging = fs::path(out) / ".autograd-run-KILLED";
+  fs::create_directory(staging);
+  std::ofstream(staging / "COMMIT") << "metrics.csv\nmodel.ckpt\n";
+  std::ofstream(staging / "metrics.csv") << "from the killed run\n";
+  std::ofstream(fs::path(out) / ".model.ckpt.tmp.ABC123") << "a temporary a killed save left";
+  // compare writes metrics.csv and curves.png only: model.ckpt can be gone only
+  // because the next run finished the killed run's commit first.
+  BOOST_TEST_REQUIRE(run("compare --dataset moons --epochs 2 --hidden 8 --out " + out, "OPENBLAS_NUM_THREADS=1").status == 0);
+  BOOST_TEST(listing(out) == ".autograd.lock curves.png metrics.csv ", listing(out));
+  BOOST_TEST(!has(slurp(fs::path(out) / "metrics.csv"), "killed"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

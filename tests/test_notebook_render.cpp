@@ -75,3 +75,33 @@ BOOST_AUTO_TEST_CASE(markdown_has_every_cell_and_its_output) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(a_failing_lesson)
+
+// Before: the lesson's plots folder was deleted before the lesson ran, so a
+// lesson that failed took the last good render's plots with it.
+BOOST_AUTO_TEST_CASE(leaves_the_last_good_render_as_it_was) {
+  const Rendered& good = rendered();
+  BOOST_TEST_REQUIRE(good.run.status == 0, good.run.err);
+  const fs::path out = fs::temp_directory_path() / ("ag_render_fail_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  fs::copy(good.dir, out, fs::copy_options::recursive);
+  const std::string graph = slurp(out / "01_tape_files" / "graph.png");
+  // A "lesson" that writes a plot, prints a line and then fails its check.
+  const fs::path bin = out / "bin";
+  fs::create_directories(bin);
+  const fs::path fake = bin / "notebook_01_tape";
+  std::ofstream(fake) << "#!/bin/sh\nmkdir -p \"$2\" && echo broken > \"$2/graph.png\"\necho 'a check failed' >&2\nexit 1\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  const cli_test::Run r =
+      cli_test::run("notebook render --only 01_tape --bin-dir '" + bin.string() + "' --out '" + out.string() + "'");
+  BOOST_TEST(r.status != 0);
+  BOOST_TEST(slurp(out / "01_tape_files" / "graph.png") == graph);
+  BOOST_TEST(slurp(out / "01_tape.md") == good.md);
+  for (const fs::directory_entry& e : fs::directory_iterator(out)) {
+    BOOST_TEST(e.path().filename().string().rfind(".autograd-render-", 0) != 0u, "left " << e.path());
+  }
+  fs::remove_all(out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,55 @@
+// The output folder of a run (`autograd train`, `autograd compare`): its
+// files are all from one run, all new or all old, whatever happens to it.
+//
+//   RunFolder out("runs/digits", {"metrics.csv", "model.ckpt", "curves.png"});
+//   out.write("metrics.csv", csv);                      // into a staging folder
+//   plot_curves(out.staged("curves.png"), ...);         // anything that writes a file
+//   for (const std::string& p : out.commit()) ...       // moved into place together
+//
+// - One run at a time: the folder is locked (flock on DIR/.autograd.lock) from
+//   construction to destruction; a second run into it is refused by name.
+// - Nothing is replaced until every file of the run is complete: files are
+//   written into DIR/.autograd-run-XXXXXX (mkdtemp) and moved in by commit().
+//   A run that fails or is killed before commit() leaves the old files as they
+//   were; an output the run did not produce (no gnuplot: no curves.png) is
+//   removed at commit, so no old file sits beside new ones.
+// - commit() first writes DIR/.autograd-run-XXXXXX/COMMIT, then renames. A run
+//   killed during those renames is finished by the next run into DIR (it
+//   finds the COMMIT mark and moves the rest); a staging folder without the
+//   mark is deleted, as are temporaries a killed run left beside the outputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cli {
+
+class RunFolder {
+ public:
+  // Creates `dir` if needed, takes its lock, recovers or cleans what an earlier
+  // killed run left, and makes the staging folder. Throws UsageError naming the
+  // folder when it cannot be created or written, or another run holds it.
+  RunFolder(std::string dir, std::vector<std::string> outputs);
+  ~RunFolder();  // an uncommitted run's staging folder is removed; the lock is released
+  RunFolder(const RunFolder&) = delete;
+  RunFolder& operator=(const RunFolder&) = delete;
+
+  // Where output `name` is written before commit().
+  std::string staged(const std::string& name) const;
+  // Writes output `name` into the staging folder (ag::write_file_atomic).
+  void write(const std::string& name, const std::string& contents) const;
+  // Moves every staged output into the folder and removes the ones this run did
+  // not produce. Returns the final paths of the outputs moved in, in order.
+  std::vector<std::string> commit();
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::vector<std::string> outputs_;
+  std::string staging_;
+  int lock_fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace cli
