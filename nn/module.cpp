@@ -27,6 +27,11 @@ std::vector<Parameter*> Sequential::parameters() {
   return all;
 }
 
+void Sequential::train(bool on) {
+  Module::train(on);
+  for (const std::unique_ptr<Module>& layer : layers_) layer->train(on);
+}
+
 std::string Sequential::describe() const {
   std::string text;
   for (const std::unique_ptr<Module>& layer : layers_) text += layer->describe() + "\n";

@@ -5,6 +5,10 @@
 // backward; the parameters keep their values and gradients between steps.
 // parameters() lists them in a fixed order with dotted names ("fc1.weight"),
 // which optimizers and checkpoints rely on.
+//
+// A module is in training mode until eval() (PyTorch's switch). Only layers
+// whose forward differs between the two look at training(): BatchNorm uses the
+// batch's statistics in training and its running statistics in eval mode.
 #pragma once
 
 #include <memory>
@@ -32,6 +36,14 @@ class Module {
   Var operator()(Var x) { return forward(x); }
   void zero_grad();
   std::size_t parameter_count();  // number of scalars
+
+  // Training mode (the default) or eval mode; a Sequential passes it to its layers.
+  virtual void train(bool on = true) { training_ = on; }
+  void eval() { train(false); }
+  bool training() const { return training_; }
+
+ private:
+  bool training_ = true;
 };
 
 // Layers applied in order; parameters() concatenates theirs.
@@ -42,6 +54,7 @@ class Sequential : public Module {
   Var forward(Var x) override;
   std::vector<Parameter*> parameters() override;
   std::string describe() const override;  // one line per layer
+  void train(bool on = true) override;    // this and every layer
   std::size_t size() const { return layers_.size(); }
   Module& layer(std::size_t i) { return *layers_.at(i); }
 

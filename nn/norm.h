@@ -1,5 +1,7 @@
 // LayerNorm and RMSNorm as modules; each runs either implementation of
 // ops/layernorm.h, so a model can swap composed for fused and nothing else changes.
+// BatchNorm, the one whose output depends on the batch, has running statistics
+// and a different forward in eval mode.
 #pragma once
 
 #include <string>
@@ -41,6 +43,37 @@ class RMSNorm : public Module {
 
  private:
   Impl impl_;
+  double eps_;
+};
+
+// Per column (each feature over the batch), PyTorch's BatchNorm1d:
+//   training: y = (x - mean) / sqrt(var + eps) * gamma + beta with the batch's
+//             mean and BIASED variance (batchnorm_composed), and then
+//             running = (1 - momentum) * running + momentum * batch statistic,
+//             the running variance fed the UNBIASED batch variance (divide by N - 1);
+//   eval:     the same formula with running_mean and running_var as constants,
+//             so a sample's output no longer depends on its batch mates.
+// running_mean starts at 0, running_var at 1. They are statistics, not
+// parameters: no gradient, not in parameters(). A batch of one row in training
+// mode throws (its variance is 0, and N - 1 = 0); in eval mode it is fine.
+class BatchNorm : public Module {
+ public:
+  BatchNorm(const std::string& name, arma::uword features, double momentum = 0.1, double eps = 1e-5);
+  Var forward(Var x) override;
+  std::vector<Parameter*> parameters() override { return {&gamma, &beta}; }
+  std::string describe() const override;  // "BatchNorm(3, training)" / "BatchNorm(3, eval)"
+
+  Parameter gamma;  // 1 x features
+  Parameter beta;   // 1 x features
+  arma::mat running_mean;  // 1 x features
+  arma::mat running_var;   // 1 x features
+
+ private:
+  Var forward_training(Var x);
+  Var forward_eval(Var x);
+
+  std::string name_;
+  double momentum_;
   double eps_;
 };
 
