@@ -43,6 +43,18 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
+// A string as one word for /bin/sh: single quotes keep every character, a quote is '\''.
+std::string sh_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// gnuplot runs inside the images folder and writes NAME.png there: the
+// folder's path (the caller's --out) never appears in a gnuplot command, where
+// a quote, a backquote or a line break in it could end the string.
+std::string gnuplot_command() { return "cd " + sh_quote(images_dir()) + " && exec gnuplot"; }
+
 bool is_png(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[8] = {};
@@ -63,7 +75,7 @@ void report_image(const std::string& name) {
 void begin_png(Gnuplot& gp, const std::string& name, int width, int height) {
   std::filesystem::create_directories(images_dir());
   gp << "set terminal pngcairo size " << width << "," << height << " font \"DejaVu Sans,10\"\n";
-  gp << "set output " << quoted(images_dir() + "/" + name + ".png") << "\n";
+  gp << "set output " << quoted(name + ".png") << "\n";
 }
 
 bool skip_without_gnuplot(const std::string& name) {
@@ -129,7 +141,8 @@ void check_close(const std::string& what, const arma::mat& actual, const arma::m
 void draw(const Plot& plot) {
   if (skip_without_gnuplot(plot.name)) return;
   {
-    Gnuplot gp;  // the PNG is complete when this closes
+    std::filesystem::create_directories(images_dir());
+    Gnuplot gp(gnuplot_command());  // the PNG is complete when this closes
     begin_png(gp, plot.name, 800, 480);
     gp << "set title " << quoted(plot.title) << "\nset xlabel " << quoted(plot.xlabel)
        << "\nset ylabel " << quoted(plot.ylabel) << "\nset grid\nset key outside right top\n";
@@ -154,7 +167,8 @@ void heatmap(const std::string& name, const std::string& title, const arma::mat&
              const std::string& xlabel, const std::string& ylabel) {
   if (skip_without_gnuplot(name)) return;
   {
-    Gnuplot gp;
+    std::filesystem::create_directories(images_dir());
+    Gnuplot gp(gnuplot_command());
     begin_png(gp, name, 640, 560);
     const double limit = std::max(1e-12, arma::abs(m).max());
     gp << "set title " << quoted(title) << "\nset xlabel " << quoted(xlabel) << "\nset ylabel "
@@ -180,7 +194,7 @@ void graph(const std::string& name, const std::string& dot_source) {
   std::filesystem::create_directories(images_dir());
   const std::string base = images_dir() + "/" + name;
   std::ofstream(base + ".dot") << dot_source;
-  const std::string command = "dot -Tpng " + quoted(base + ".dot") + " -o " + quoted(base + ".png");
+  const std::string command = "dot -Tpng " + sh_quote(base + ".dot") + " -o " + sh_quote(base + ".png");
   if (std::system(command.c_str()) != 0) throw CheckFailed("graph '" + name + "': dot failed on " + base + ".dot");
   std::filesystem::remove(base + ".dot");
   if (!is_png(base + ".png")) throw CheckFailed("graph '" + name + "': dot did not write a PNG to " + base + ".png");

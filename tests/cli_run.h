@@ -43,6 +43,13 @@ inline Run run(const std::string& args, const std::string& env = "") {
   return r;
 }
 
+// A string as one /bin/sh word, whatever it holds.
+inline std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace cli_test

@@ -105,3 +105,24 @@ BOOST_AUTO_TEST_CASE(leaves_the_last_good_render_as_it_was) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hostile_folder_names)
+
+// Before: the lesson put its --out folder into gnuplot's `set output "..."`,
+// where a backquote runs a command and a line break ends the string.
+BOOST_AUTO_TEST_CASE(a_backquote_or_newline_in_out_runs_nothing) {
+  const fs::path base = fs::temp_directory_path() / ("ag_render_evil_" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  const fs::path pwned = base.string() + "-PWNED";
+  ::setenv("AG_TEST_PWNED", pwned.c_str(), 1);
+  const fs::path out = base / "a`touch \"$AG_TEST_PWNED\"`\"b\nset output 'c";
+  fs::create_directories(out);
+  const cli_test::Run r = cli_test::run("notebook render --only 05_gradcheck --format md --out " + cli_test::quote(out.string()));
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(!fs::exists(pwned));
+  BOOST_TEST(slurp(out / "05_gradcheck_files" / "v_curve.png").rfind("\x89PNG", 0) == 0u);
+  fs::remove_all(base);
+  fs::remove(pwned);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
