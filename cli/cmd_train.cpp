@@ -56,7 +56,9 @@ int cmd_train(const std::vector<std::string>& args) {
 
   // Every file of the run is complete before any replaces the last run's.
   out.write("metrics.csv", ag::metrics_csv(run.history));
-  ag::save_checkpoint(out.staged("model.ckpt"), run.model.parameters(), ag::describe_run(config, run.spec));
+  out.produce("model.ckpt", [&](const std::string& path) {
+    ag::save_checkpoint(path, run.model.parameters(), ag::describe_run(config, run.spec));
+  });
   const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), {{"", run.history}}, title_for(config));
   for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
   if (!plot.written) std::cout << "no plot: " << plot.message << "\n";

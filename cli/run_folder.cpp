@@ -77,6 +77,7 @@ void recover(const fs::path& dir, const std::vector<std::string>& outputs) {
 RunFolder::RunFolder(std::string dir, std::vector<std::string> outputs)
     : dir_(std::move(dir)), outputs_(std::move(outputs)) {
   std::error_code ec;
+  created_ = !fs::exists(dir_, ec);
   fs::create_directories(dir_, ec);
   if (ec || !fs::is_directory(dir_)) {
     throw UsageError("--out '" + dir_ + "': cannot create the directory (" + (ec ? ec.message() : "a file is in the way") + ")");
@@ -106,13 +107,28 @@ RunFolder::RunFolder(std::string dir, std::vector<std::string> outputs)
 RunFolder::~RunFolder() {
   std::error_code ec;
   if (!staging_.empty()) fs::remove_all(staging_, ec);
+  if (created_ && !committed_) {
+    fs::remove(fs::path(dir_) / ".autograd.lock", ec);
+    fs::remove(dir_, ec);  // only if empty
+  }
   if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
 }
 
 std::string RunFolder::staged(const std::string& name) const { return (fs::path(staging_) / name).string(); }
 
 void RunFolder::write(const std::string& name, const std::string& contents) const {
-  ag::write_file_atomic(staged(name), contents);
+  produce(name, [&](const std::string& path) { ag::write_file_atomic(path, contents); });
+}
+
+void RunFolder::produce(const std::string& name, const std::function<void(const std::string& path)>& write) const {
+  try {
+    write(staged(name));
+  } catch (const ag::DataError& e) {
+    std::string message = e.what();
+    const std::string hidden = staged(name), shown = (fs::path(dir_) / name).string();
+    if (const std::size_t at = message.find(hidden); at != std::string::npos) message.replace(at, hidden.size(), shown);
+    throw ag::DataError(message);
+  }
 }
 
 std::vector<std::string> RunFolder::commit() {

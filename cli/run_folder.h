@@ -19,6 +19,7 @@
 //   mark is deleted, as are temporaries a killed run left beside the outputs.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,9 @@ class RunFolder {
   // killed run left, and makes the staging folder. Throws UsageError naming the
   // folder when it cannot be created or written, or another run holds it.
   RunFolder(std::string dir, std::vector<std::string> outputs);
-  ~RunFolder();  // an uncommitted run's staging folder is removed; the lock is released
+  // An uncommitted run's staging folder is removed (and the folder itself, if
+  // this run created it); the lock is released.
+  ~RunFolder();
   RunFolder(const RunFolder&) = delete;
   RunFolder& operator=(const RunFolder&) = delete;
 
@@ -38,6 +41,8 @@ class RunFolder {
   std::string staged(const std::string& name) const;
   // Writes output `name` into the staging folder (ag::write_file_atomic).
   void write(const std::string& name, const std::string& contents) const;
+  // Runs write(staged(name)); an error it throws names DIR/NAME, not the staging path.
+  void produce(const std::string& name, const std::function<void(const std::string& path)>& write) const;
   // Moves every staged output into the folder and removes the ones this run did
   // not produce. Returns the final paths of the outputs moved in, in order.
   std::vector<std::string> commit();
@@ -50,6 +55,7 @@ class RunFolder {
   std::string staging_;
   int lock_fd_ = -1;
   bool committed_ = false;
+  bool created_ = false;  // the folder did not exist: a run that fails removes it again
 };
 
 }  // namespace cli

@@ -1,7 +1,5 @@
 #include "cli/train_options.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -101,27 +99,7 @@ ag::TrainConfig make_config(const TrainOptions& v, const std::string& norm, cons
 void check_dataset(const ag::TrainConfig& config) {
   const ag::Dataset data = ag::make_dataset(config.dataset, config.seed, config.label_column);
   if (data.size() < 2) throw ag::DataError(config.dataset + ": needs at least 2 samples, has " + std::to_string(data.size()));
-}
-
-void prepare_out_dir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) {
-    throw UsageError("--out '" + dir + "': cannot create the directory (" + (ec ? ec.message() : "a file is in the way") + ")");
-  }
-  // A probe created exclusively (mkstemp: a fresh name, never through a planted link).
-  std::string probe = (fs::path(dir) / ".autograd-write-test-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) throw UsageError("--out '" + dir + "': the directory is not writable");
-  ::close(fd);
-  fs::remove(probe, ec);
-}
-
-std::string write_output(const std::string& dir, const std::string& name, const std::string& contents) {
-  const std::string path = (std::filesystem::path(dir) / name).string();
-  ag::write_file_atomic(path, contents);
-  return path;
+  ag::check_model_size(config, data);  // here too, so a model too big to build refuses before --out is made
 }
 
 }  // namespace cli

@@ -33,10 +33,4 @@ std::vector<std::string> split_list(const std::string& text);
 // Loads the dataset once so an unknown name or a bad file fails before anything is written.
 void check_dataset(const ag::TrainConfig& config);
 
-// Creates DIR (and its parents) and checks that a file can be written in it.
-void prepare_out_dir(const std::string& dir);
-
-// Writes `contents` to DIR/NAME atomically; returns the path.
-std::string write_output(const std::string& dir, const std::string& name, const std::string& contents);
-
 }  // namespace cli

@@ -190,6 +190,16 @@ BOOST_AUTO_TEST_CASE(a_run_that_fails_to_write_one_output_replaces_none) {
   BOOST_TEST(listing(out) == ".autograd.lock curves.png metrics.csv model.ckpt ", listing(out));
 }
 
+// A file-size limit (ulimit -f) makes the checkpoint fail: the message names
+// the output, not the staging folder, and the folder the run created is gone.
+BOOST_AUTO_TEST_CASE(a_run_stopped_by_a_file_size_limit_leaves_nothing) {
+  const std::string out = dir("limited");
+  const Result r = run("train --dataset moons --epochs 2 --hidden 8 --out " + out, "ulimit -f 1; OPENBLAS_NUM_THREADS=1");
+  BOOST_TEST(r.status == 2, r.err);
+  BOOST_TEST(r.err == "autograd train: " + out + "/model.ckpt: cannot write (File too large)\n", r.err);
+  BOOST_TEST(!fs::exists(out));
+}
+
 BOOST_AUTO_TEST_CASE(a_second_run_into_a_busy_folder_is_refused) {
   const std::string out = dir("busy");
   BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
