@@ -72,6 +72,19 @@ arma::mat parameter(const std::string& text, const char* option, arma::uword col
   return m;
 }
 
+// The forward squares (x - mean) and the backward multiplies dy, gamma and
+// x-hat and sums them: with every value within 1e100 none of that can reach
+// inf, where the walk-through would print NaN.
+constexpr double kMaxMagnitude = 1e100;
+
+void require_representable(const arma::mat& m, const std::string& option) {
+  const arma::uword i = arma::abs(m).index_max();
+  if (m.n_elem == 0 || std::abs(m(i)) <= kMaxMagnitude) return;
+  throw UsageError("--" + option + ": the value " + num(m(i), 3) + " (row " + std::to_string(i % m.n_rows + 1) +
+                   ", column " + std::to_string(i / m.n_rows + 1) +
+                   ") is too large: the norm squares its input, so values must stay within +-1e100");
+}
+
 ag::NormInputs read_inputs(const Settings& s, bool& random_dy) {
   if (s.input.empty() && s.input_file.empty()) throw UsageError("give the input with --input or --input-file");
   ag::NormInputs in;
@@ -84,12 +97,16 @@ ag::NormInputs read_inputs(const Settings& s, bool& random_dy) {
   }
   in.gamma = parameter(s.gamma, "gamma", in.x.n_cols, 1.0);
   in.beta = parameter(s.beta, "beta", in.x.n_cols, 0.0);
+  require_representable(in.x, "input");
+  require_representable(in.gamma, "gamma");
+  require_representable(in.beta, "beta");
   random_dy = s.grad_output.empty() && s.grad_output_file.empty();
   if (random_dy) {
     ag::Rng rng(static_cast<std::uint64_t>(s.seed));
     in.dy = rng.uniform(in.x.n_rows, in.x.n_cols, -1.0, 1.0);
   } else {
     in.dy = load(s.grad_output, s.grad_output_file, s.header, "grad-output", "grad-output-file");
+    require_representable(in.dy, "grad-output");
     if (arma::size(in.dy) != arma::size(in.x)) {
       throw UsageError("the output gradient is " + ag::shape_str(in.dy) + " but the input is " + ag::shape_str(in.x) +
                        "; they must have the same shape");

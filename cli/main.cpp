@@ -1,5 +1,6 @@
 // autograd: the command line of the teaching autograd framework.
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -53,6 +54,11 @@ std::string one_line(std::string text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) the kernel's default for SIGXFSZ kills
+  // the program mid-write, with no message and a temporary left behind. Ignored,
+  // the write fails with EFBIG instead, and write_file_atomic reports it,
+  // removes its temporary and leaves the old file as it was.
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_usage(std::cerr);

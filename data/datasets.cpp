@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "autograd/tape.h"
@@ -35,7 +36,21 @@ arma::uword find_label_column(const std::string& path, const CsvTable& table, co
                   "; or give a column number 1.." + std::to_string(n_cols) + ")");
 }
 
-bool is_class_index(double v) { return v >= 0 && v < 1e6 && v == std::floor(v); }
+bool is_whole(double v) { return v >= 0 && v == std::floor(v); }
+
+// Whole-number labels name classes, so the largest one sets the size of the
+// output layer: a stray 999999 must not build a million-way classifier, and a
+// large whole number must not quietly turn the task into regression.
+void check_class_labels(const std::string& path, const arma::vec& y) {
+  const arma::uword row = y.index_max();
+  if (y(row) < static_cast<double>(kMaxClasses)) return;
+  char value[40];
+  std::snprintf(value, sizeof value, "%.17g", y(row));
+  throw DataError(path + ": label " + value + " (row " + std::to_string(row + 2) + ")" +
+                  ": class labels must be whole numbers 0.." + std::to_string(kMaxClasses - 1) + " (at most " +
+                  std::to_string(kMaxClasses) + " classes); to fit the labels by regression instead, scale the column so that some value " +
+                  "is not a whole number");
+}
 
 }  // namespace
 
@@ -52,7 +67,8 @@ Dataset load_csv_dataset(const std::string& path, const std::string& label_colum
   d.y = table.values.col(label);
   d.x = table.values;
   d.x.shed_col(label);
-  const bool integer_labels = d.y.is_finite() && std::all_of(d.y.begin(), d.y.end(), is_class_index);
+  const bool integer_labels = d.y.is_finite() && std::all_of(d.y.begin(), d.y.end(), is_whole);
+  if (integer_labels) check_class_labels(path, d.y.col(0));
   d.task = integer_labels ? Task::Classification : Task::Regression;
   d.classes = integer_labels ? static_cast<arma::uword>(d.y.max()) + 1 : 0;
   return d;

@@ -42,8 +42,10 @@ Dataset make_sine(arma::uword n, double noise, Rng& rng);
 
 // A CSV file with a header row. The label column is named by its header,
 // by its 1-based number, or (empty) is the last column; every other column is
-// a feature. Integer labels 0, 1, 2 ... make it classification, anything else
+// a feature. Whole-number labels 0, 1, 2 ... make it classification (at most
+// kMaxClasses classes: a larger whole number is refused), anything else
 // regression. Throws DataError naming the file (and row and column of a bad cell).
+constexpr arma::uword kMaxClasses = 1000;
 Dataset load_csv_dataset(const std::string& path, const std::string& label_column = "");
 
 // Dataset names the command line accepts ("moons", ..., "digits"); anything

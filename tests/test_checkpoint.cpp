@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "data/csv.h"
 #include "nn/mlp.h"
 #include "train/checkpoint.h"
+#include "train/trainer.h"
 
 namespace fs = std::filesystem;
 
@@ -200,6 +202,57 @@ BOOST_AUTO_TEST_CASE(wrong_shape) {
   ag::save_checkpoint((dir / "wide.ckpt").string(), wide.parameters(), "");
   const std::string msg = load_error((dir / "wide.ckpt").string());
   BOOST_TEST(contains(msg, "parameter 'fc1.weight' is 3x16 in the file, the model's is 3x8"), msg);
+}
+
+// The metadata a checkpoint of `saved` (3 -> 8 -> 2, layernorm) would carry, with `sizes` and `extra` lines.
+std::string description(const std::string& sizes, const std::string& extra = "") {
+  return "format=autograd-mlp\nsizes=" + sizes + "\nnorm=layernorm\nimpl=composed\nactivation=relu\n" +
+         "dataset=moons\nlabel=\nseed=0\nvalidation_fraction=0.2\n" + extra;
+}
+
+std::string description_error(Fixture& f, const std::string& metadata) {
+  std::vector<const ag::Parameter*> view;
+  for (ag::Parameter* p : f.saved.parameters()) view.push_back(p);
+  const ag::Checkpoint ckpt = ag::decode_checkpoint(ag::encode_checkpoint(view, metadata), "m.ckpt");
+  try {
+    ag::check_description_against_records(ag::parse_run_description(ckpt.metadata, "m.ckpt"), ckpt, "m.ckpt");
+  } catch (const ag::DataError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Before: the sizes were only compared after make_mlp had allocated them (3.9 GB for a 611-byte file).
+BOOST_AUTO_TEST_CASE(every_described_size_is_checked_against_the_records) {
+  BOOST_TEST(description_error(*this, description("3,8,2")) == "(no error)");
+  std::string msg = description_error(*this, description("3,50000000,2"));
+  BOOST_TEST(msg == "m.ckpt: the model description makes 'fc1.weight' 3x50000000 but the file holds 3x8", msg);
+  msg = description_error(*this, description("3,8,2,2"));
+  BOOST_TEST(contains(msg, "the file holds no 'fc3.weight'"), msg);
+  BOOST_TEST(contains(description_error(*this, description("3,8,999999999")), "'fc2.weight' 8x999999999"));
+}
+
+// Before: stoull read "-1" as 2^64-1 and stod stopped at "0.2junk"; 5 got as far as the split.
+BOOST_AUTO_TEST_CASE(description_numbers_parse_whole_and_in_range) {
+  const std::map<std::string, std::string> bad = {
+      {"seed=-1", "seed '-1' is not a whole number"},
+      {"seed=12x", "seed '12x'"},
+      {"seed=9999999999999999999", "is above 9223372036854775807"},
+      {"validation_fraction=5", "validation_fraction '5' is not a number in [0, 1)"},
+      {"validation_fraction=0.2junk", "validation_fraction '0.2junk'"},
+      {"validation_fraction=-0.1", "validation_fraction '-0.1'"},
+      {"validation_fraction=nan", "validation_fraction 'nan'"},
+      {"validation_fraction=", "validation_fraction ''"},
+  };
+  for (const auto& [line, expect] : bad) {
+    std::string text = description("3,8,2");
+    const std::string key = line.substr(0, line.find('=') + 1);
+    const std::size_t at = text.find(key);
+    text.replace(at, text.find('\n', at) - at, line);
+    const std::string msg = description_error(*this, text);
+    BOOST_TEST(contains(msg, "m.ckpt: the checkpoint's model description is damaged ("), line << " -> " << msg);
+    BOOST_TEST(contains(msg, expect), line << " -> " << msg);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(missing_file) {

@@ -43,6 +43,8 @@ const fs::path& scratch() {
     fs::create_directories(d / "work");
     std::ofstream(d / "bad.csv") << "a,b,label\n1,x,0\n2,3,1\n";
     std::ofstream(d / "garbage.ckpt") << "this is not a checkpoint\n";
+    std::ofstream(d / "huge_label.csv") << "x,label\n1,0\n2,999999\n";
+    std::ofstream(d / "e5_label.csv") << "x,label\n1,0\n2,1e5\n";
     return d;
   }();
   return dir;
@@ -150,6 +152,12 @@ std::vector<Misuse> misuses() {
       {"train", {"--dataset", "mnist"}},
       {"train", {"--dataset", missing_file()}},
       {"train", {"--dataset", bad_csv}},
+      // Before: a 65-million-parameter classifier, 100,001 classes, silent regression, std::bad_alloc.
+      {"train", {"--dataset", (scratch() / "huge_label.csv").string()}},
+      {"train", {"--dataset", (scratch() / "e5_label.csv").string()}},
+      {"compare", {"--dataset", (scratch() / "huge_label.csv").string()}},
+      {"train", {"--hidden", "999999,999999"}},
+      {"compare", {"--hidden", "999999,999999"}},
       {"train", {"--dataset", "moons", "--label", "9"}},
       {"train", {"--epochs", "1", "--out", kUnwritable}},
       {"compare", {"--tolerance", "nan"}},
@@ -188,6 +196,11 @@ std::vector<Misuse> misuses() {
       {"layernorm", {"--input", ""}},
       {"layernorm", {"--input"}},
       {"layernorm", {"--input", "1,2,3", "--eps", "nan"}},
+      // Before: NaN and a negative "max abs", exit 0.
+      {"layernorm", {"--input", "1e308,-1e308,1e308"}},
+      {"layernorm", {"--rms", "--input", "1e101,1"}},
+      {"layernorm", {"--input", "1,2", "--gamma", "1e200,1"}},
+      {"layernorm", {"--input", "1,2", "--grad-output", "1,-1e300"}},
       {"layernorm", {"--input", "1,2,3", "--eps", "-1"}},
       {"layernorm", {"--input", "1,2,3", "--eps", "0"}},
       {"layernorm", {"--input", "1,2,3", "--eps", "-1e-9"}},
@@ -276,6 +289,21 @@ BOOST_AUTO_TEST_CASE(output_that_cannot_be_written_is_a_failure) {
   BOOST_TEST_REQUIRE(WIFEXITED(raw));
   BOOST_TEST(WEXITSTATUS(raw) == 1);
   BOOST_TEST(slurp(err) == "autograd demo: cannot write the standard output (No space left on device)\n");
+}
+
+// Before: past `ulimit -f` the kernel's SIGXFSZ killed the program mid-write
+// (status 153, no message) and left the temporary file behind.
+BOOST_AUTO_TEST_CASE(a_file_size_limit_is_a_message_and_leaves_nothing) {
+  const fs::path work = scratch() / "work";
+  const std::string err = (scratch() / "stderr_fsize").string();
+  // The DOT text of the LayerNorm tape is several kB, past a 1-block limit.
+  const std::string cmd = "cd " + quote(work.string()) + " && ulimit -f 1 && " + quote(AUTOGRAD_CLI) +
+                          " graph --out g.dot >/dev/null 2>" + quote(err);
+  const int raw = std::system(("sh -c " + quote(cmd)).c_str());
+  BOOST_TEST_REQUIRE(WIFEXITED(raw));
+  BOOST_TEST(WEXITSTATUS(raw) == 2, "exit status " << WEXITSTATUS(raw));
+  BOOST_TEST(slurp(err) == "autograd graph: g.dot: cannot write (File too large)\n");
+  BOOST_TEST(leftovers().empty(), "files left in the work folder");
 }
 
 // Before: a --out starting with '-' reached dot as an option (-V printed dot's

@@ -145,6 +145,21 @@ BOOST_AUTO_TEST_CASE(csv_dataset_takes_the_label_column_by_name_number_or_positi
   BOOST_TEST(ag::make_dataset(path, 0, "label").size() == 3u);
 }
 
+BOOST_AUTO_TEST_CASE(csv_class_labels_have_a_limit_and_never_silently_become_regression) {
+  TempDir tmp;
+  // 999 is the largest class label: 1000 classes.
+  BOOST_TEST(ag::load_csv_dataset(tmp.write("top.csv", "x,y\n1,0\n2,999\n")).classes == ag::kMaxClasses);
+  for (const std::string label : {"999999", "1e5", "1000000", "1000"}) {
+    const std::string path = tmp.write("big.csv", "x,y\n1,0\n2," + label + "\n");
+    const std::string msg = message_of([&] { ag::load_csv_dataset(path); });
+    BOOST_TEST(contains(msg, path + ": label "), msg);
+    BOOST_TEST(contains(msg, "(row 3): class labels must be whole numbers 0..999 (at most 1000 classes)"), msg);
+    BOOST_TEST(contains(msg, "to fit the labels by regression instead"), msg);
+  }
+  // A value that is not a whole number still makes it regression, however large.
+  BOOST_TEST((ag::load_csv_dataset(tmp.write("reg.csv", "x,y\n1,0\n2,999999.5\n")).task == ag::Task::Regression));
+}
+
 BOOST_AUTO_TEST_CASE(csv_dataset_errors_name_the_file_and_the_problem) {
   TempDir tmp;
   const std::string bad_cell = tmp.write("bad.csv", "a,b,label\n1,2,0\n3,x,1\n");

@@ -81,6 +81,8 @@ BOOST_AUTO_TEST_CASE(readme_error_examples_are_what_the_program_prints) {
   fs::create_directories(dir);
   // The README's bad.csv: a value that is not a number at row 3, column 2.
   std::ofstream(dir / "bad.csv") << "x1,x2,label\n0.5,1.5,0\n0.25,oops,1\n";
+  // The README's labels.csv: a class label past the limit of 1000 classes.
+  std::ofstream(dir / "labels.csv") << "x,label\n1,0\n2,999999\n";
   int checked = 0;
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     const std::string prompt = "$ autograd ";

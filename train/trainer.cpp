@@ -1,6 +1,8 @@
 #include "train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -99,6 +101,38 @@ MlpSpec model_spec(const TrainConfig& config, const Dataset& data) {
   return spec;
 }
 
+namespace {
+constexpr double kMaxModelBytes = 4.0 * (1ULL << 30);  // 4 GiB: far above any model a lesson trains
+}  // namespace
+
+// Refuses, before anything is allocated, a model whose memory would not fit:
+// `--hidden 999999,999999` must be a message, not std::bad_alloc. The estimate
+// is rough on purpose: each parameter's value, gradient and two Adam moments,
+// and for the largest batch a handful of rows x width matrices per layer
+// (values, gradients, the norms' intermediates).
+void check_model_size(const TrainConfig& config, const Dataset& data) {
+  const MlpSpec spec = model_spec(config, data);
+  // The most rows one forward pass sees: a batch, or the whole validation set.
+  const double n = static_cast<double>(data.size());
+  const double rows = std::max(std::min(static_cast<double>(config.batch_size), n), std::ceil(config.validation_fraction * n));
+  double params = 0, widths = 0;
+  std::string shape;
+  for (std::size_t i = 0; i < spec.sizes.size(); ++i) {
+    const double out = static_cast<double>(spec.sizes[i]);
+    widths += out;
+    shape += (i ? "-" : "") + std::to_string(spec.sizes[i]);
+    if (i == 0) continue;
+    params += static_cast<double>(spec.sizes[i - 1]) * out + out;  // weight and bias
+    if (i + 1 < spec.sizes.size() && spec.norm != Norm::None) params += 2 * out;
+  }
+  const double bytes = 8.0 * (4.0 * params + 10.0 * rows * widths);
+  if (bytes <= kMaxModelBytes) return;
+  char line[200];
+  std::snprintf(line, sizeof line, "needs about %.1f GiB of memory (%.4g parameters, %.0f rows at a time); the limit is %.0f GiB",
+                bytes / (1ULL << 30), params, rows, kMaxModelBytes / (1ULL << 30));
+  throw DataError("the model " + shape + " " + line + ": use smaller hidden layer sizes (--hidden)");
+}
+
 Evaluation evaluate(Sequential& model, const Dataset& data, Tape& tape) {
   if (data.size() == 0) return {kNaN, kNaN};
   tape.clear();
@@ -117,6 +151,7 @@ TrainRun train(const TrainConfig& config, const TrainCallbacks& callbacks) {
   run.split = train_validation_split(data, config.validation_fraction, split_rng);
   if (run.split.train.size() == 0) throw DataError(config.dataset + ": no samples left to train on");
   run.spec = model_spec(config, data);
+  check_model_size(config, data);
   Rng init_rng(derive_seed(config.seed, 3));
   run.model = make_mlp(run.spec, init_rng);
   std::unique_ptr<Optimizer> optimizer = make_optimizer(config, run.model.parameters());

@@ -68,6 +68,9 @@ struct Evaluation {
 
 // A model for the data: sizes = features, hidden..., classes (or 1 for regression).
 MlpSpec model_spec(const TrainConfig& config, const Dataset& data);
+// Throws DataError, before anything is allocated, when the model and its
+// activations would need more than 4 GiB (`--hidden 999999,999999`); train() calls it.
+void check_model_size(const TrainConfig& config, const Dataset& data);
 
 // Loss and accuracy of `model` on all of `data`, recorded on `tape` without gradients.
 Evaluation evaluate(Sequential& model, const Dataset& data, Tape& tape);
@@ -89,6 +92,13 @@ struct RunDescription {
   TrainConfig config;
   MlpSpec spec;
 };
+// Throws DataError for a field that is missing or does not parse in full
+// (seed=-1, validation_fraction=0.2junk or 5 are refused).
 RunDescription parse_run_description(const std::string& text, const std::string& path);
+// Throws DataError unless every layer size in `run` matches a weight record of
+// `ckpt`: call it before building the model, so the file's own records bound
+// what is allocated.
+struct Checkpoint;
+void check_description_against_records(const RunDescription& run, const Checkpoint& ckpt, const std::string& path);
 
 }  // namespace ag
