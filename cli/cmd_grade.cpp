@@ -4,6 +4,7 @@
 // The compiler and libraries are the ones CMake recorded in
 // BUILD/assignments/grade_toolchain.txt, so the student's file is built exactly
 // like the CTest graders of the reference solutions.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include <map>
 #include <sstream>
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +30,24 @@ namespace {
 const std::vector<std::string> kExercises = {"softmax", "layernorm", "rmsnorm", "matmul_bias"};
 
 std::string shell_quote(const std::string& s);
+
+// A grade killed before it cleaned up leaves TMP/autograd-grade-PID-XXXXXX; the
+// next grade removes the folders of this user whose process no longer runs.
+void remove_folders_of_dead_grades() {
+  const std::string prefix = "autograd-grade-";
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const std::size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash) continue;
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+    const long pid = std::stol(rest.substr(0, dash));
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
+}
 
 // Where CMake recorded the toolchain: PREFIX/share/autograd/assignments/ for an
 // installed program (paths written as ${prefix}), else BUILD/assignments/.
@@ -122,8 +143,9 @@ int cmd_grade(const std::vector<std::string>& args) {
   const std::string name = exercise_of(file, exercise);
   std::map<std::string, std::string> tc = read_toolchain(toolchain_path());
 
-  char tmpl[] = "/tmp/autograd-grade-XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("cannot create a temporary folder");
+  remove_folders_of_dead_grades();
+  std::string tmpl = (fs::temp_directory_path() / ("autograd-grade-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a temporary folder");
   const fs::path work(tmpl);
   const std::string program = (work / ("grade_" + name)).string();
   const std::string build = tc["compiler"] + " " + tc["compile_flags"] + " " + shell_quote(fs::absolute(file).string()) +

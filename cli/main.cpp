@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   // the write fails with EFBIG instead, and write_file_atomic reports it,
   // removes its temporary and leaves the old file as it was.
   std::signal(SIGXFSZ, SIG_IGN);
+  // The same for a reader that went away (`autograd gradcheck | head -1`): the
+  // write fails with EPIPE, and the check after the command says so on stderr
+  // instead of the program dying silently (or gnuplot's pipe killing it).
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_usage(std::cerr);

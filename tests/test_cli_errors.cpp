@@ -316,3 +316,31 @@ BOOST_AUTO_TEST_CASE(graph_file_names_starting_with_a_dash_are_files) {
   fs::remove(scratch() / "work" / "-V");
   fs::remove(scratch() / "work" / "-x.png");
 }
+
+// Before: the program died of SIGPIPE without a word when its reader went away.
+BOOST_AUTO_TEST_CASE(a_reader_that_goes_away_is_reported) {
+  const std::string err = (scratch() / "stderr_pipe").string();
+  const std::string cmd = "bash -c \"" + quote(AUTOGRAD_CLI) + " gradcheck 2>" + quote(err) +
+                          " | head -1 >/dev/null; exit \\${PIPESTATUS[0]}\"";
+  const int raw = std::system(cmd.c_str());
+  BOOST_TEST_REQUIRE(WIFEXITED(raw));
+  BOOST_TEST(WEXITSTATUS(raw) == 1);
+  BOOST_TEST(slurp(err) == "autograd gradcheck: cannot write the standard output (Broken pipe)\n");
+}
+
+// Before: a grade killed mid-way left its build folder in /tmp for good.
+BOOST_AUTO_TEST_CASE(the_next_grade_removes_the_folder_of_a_killed_one) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);  // a process id that no longer runs
+  const fs::path stale = fs::temp_directory_path() / ("autograd-grade-" + std::to_string(child) + "-AbC123");
+  fs::create_directories(stale / "inner");
+  const fs::path alive = fs::temp_directory_path() / ("autograd-grade-" + std::to_string(::getpid()) + "-DeF456");
+  fs::create_directories(alive);  // a grade that is still running: kept
+  const Result r = run_cli({"grade", std::string(AUTOGRAD_SOURCE_DIR) + "/assignments/softmax/softmax.cpp"});
+  BOOST_TEST(r.status == 1, r.err);  // the stub does not get full marks
+  BOOST_TEST(!fs::exists(stale));
+  BOOST_TEST(fs::exists(alive));
+  fs::remove_all(alive);
+}
