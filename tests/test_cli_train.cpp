@@ -162,10 +162,12 @@ BOOST_AUTO_TEST_CASE(a_killed_run_leaves_the_last_run_whole_and_the_next_run_cle
   const std::string out = dir("killed");
   BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
   const std::string metrics = slurp(fs::path(out) / "metrics.csv"), ckpt = slurp(fs::path(out) / "model.ckpt");
-  // A long run, killed with SIGKILL while it trains.
+  // A long run, killed with SIGKILL while it trains (once its staging folder exists).
   const std::string cmd = std::string("OPENBLAS_NUM_THREADS=1 '") + AUTOGRAD_CLI +
                           "' train --dataset digits --epochs 100000 --hidden 32 --out '" + out +
-                          "' >/dev/null 2>&1 & pid=$!; sleep 1.5; kill -9 $pid; wait $pid 2>/dev/null; true";
+                          "' >/dev/null 2>&1 & pid=$!; for i in $(seq 600); do ls -a '" + out +
+                          "' | grep -q autograd-run- && break; sleep 0.05; done; sleep 0.2; kill -9 $pid; "
+                          "wait $pid 2>/dev/null; true";
   BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
   BOOST_TEST(slurp(fs::path(out) / "metrics.csv") == metrics);
   BOOST_TEST(slurp(fs::path(out) / "model.ckpt") == ckpt);
