@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "data/resources.h"
+#include "train/shell_quote.h"
 
 namespace cli {
 
@@ -29,7 +30,7 @@ namespace {
 
 const std::vector<std::string> kExercises = {"softmax", "layernorm", "rmsnorm", "matmul_bias"};
 
-std::string shell_quote(const std::string& s);
+using ag::shell_quote;
 
 // A grade killed before it cleaned up leaves TMP/autograd-grade-PID-XXXXXX; the
 // next grade removes the folders of this user whose process no longer runs.
@@ -101,12 +102,6 @@ std::string exercise_of(const fs::path& file, const std::string& option) {
                      "'); pass --exercise softmax|layernorm|rmsnorm|matmul_bias");
   }
   return name;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // Runs a shell command; returns its exit status and (merged) output.

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/notebook_render.h"
 #include "data/csv.h"
+#include "train/shell_quote.h"
 
 namespace cli {
 
@@ -45,11 +46,7 @@ std::string read_text(const fs::path& path) {
   return os.str();
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using ag::shell_quote;
 
 // Runs the lesson's program; returns its stdout. Its stderr goes to ours.
 std::string run_lesson(const fs::path& program, const fs::path& images) {

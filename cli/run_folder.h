@@ -47,8 +47,6 @@ class RunFolder {
   // not produce. Returns the final paths of the outputs moved in, in order.
   std::vector<std::string> commit();
 
-  const std::string& dir() const { return dir_; }
-
  private:
   std::string dir_;
   std::vector<std::string> outputs_;

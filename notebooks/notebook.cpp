@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "check/listing.h"
+#include "train/shell_quote.h"
 #include "notebooks/markers.h"
 
 namespace nb {
@@ -43,17 +44,10 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-// A string as one word for /bin/sh: single quotes keep every character, a quote is '\''.
-std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // gnuplot runs inside the images folder and writes NAME.png there: the
 // folder's path (the caller's --out) never appears in a gnuplot command, where
 // a quote, a backquote or a line break in it could end the string.
-std::string gnuplot_command() { return "cd " + sh_quote(images_dir()) + " && exec gnuplot"; }
+std::string gnuplot_command() { return "cd " + ag::shell_quote(images_dir()) + " && exec gnuplot"; }
 
 bool is_png(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -194,7 +188,7 @@ void graph(const std::string& name, const std::string& dot_source) {
   std::filesystem::create_directories(images_dir());
   const std::string base = images_dir() + "/" + name;
   std::ofstream(base + ".dot") << dot_source;
-  const std::string command = "dot -Tpng " + sh_quote(base + ".dot") + " -o " + sh_quote(base + ".png");
+  const std::string command = "dot -Tpng " + ag::shell_quote(base + ".dot") + " -o " + ag::shell_quote(base + ".png");
   if (std::system(command.c_str()) != 0) throw CheckFailed("graph '" + name + "': dot failed on " + base + ".dot");
   std::filesystem::remove(base + ".dot");
   if (!is_png(base + ".png")) throw CheckFailed("graph '" + name + "': dot did not write a PNG to " + base + ".png");

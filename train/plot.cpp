@@ -13,6 +13,8 @@
 #include <system_error>
 #include <utility>
 
+#include "train/shell_quote.h"
+
 namespace ag {
 
 namespace {
@@ -30,12 +32,6 @@ std::string quoted(const std::string& s) {
     else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += ' ';
     else out += c;
   }
-  return out + "'";
-}
-
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
 
@@ -68,7 +64,7 @@ void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, double EpochMetri
 void draw(const std::string& work, const std::vector<Curve>& curves, const std::string& title) {
   const bool accuracy = !curves.empty() && !curves[0].history.empty() && !std::isnan(curves[0].history[0].val_accuracy);
   const std::size_t epochs = curves.empty() ? 1 : curves[0].history.size();
-  Gnuplot gp("cd " + shell_quoted(work) + " && exec gnuplot 2>gnuplot.log");
+  Gnuplot gp("cd " + shell_quote(work) + " && exec gnuplot 2>gnuplot.log");
   gp << "set terminal pngcairo size " << (accuracy ? 1200 : 700) << ",480 enhanced font 'DejaVu Sans,11'\n"
      << "set output 'plot.png'\n"
      << "set multiplot layout 1," << (accuracy ? 2 : 1) << " title " << quoted(title) << " font ',14'\n"
