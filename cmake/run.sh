@@ -12,7 +12,8 @@ build="${AUTOGRAD_BUILD_DIR:-$root/build}"
 
 packages=(cmake g++ make libarmadillo-dev libopenblas-dev libboost-test-dev libboost-program-options-dev
           libboost-iostreams-dev libboost-filesystem-dev libgnuplot-iostream-dev gnuplot-nox graphviz
-          libcmark-gfm-dev libcmark-gfm-extensions-dev)
+          libcmark-gfm-dev libcmark-gfm-extensions-dev
+          wamerican bubblewrap)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,22 @@
+// Softmax and log-softmax along a dim (1 = across each row, as attention and
+// a language model's logits need; 0 = down each column), written twice like
+// LayerNorm: composed from public primitives (the tape derives the gradient)
+// and fused into one node with a handwritten backward that saves only its
+// output.
+#pragma once
+
+#include "autograd/tape.h"
+
+namespace ag {
+
+// softmax(x)_i = exp(x_i - logsumexp(x)): exp and logsumexp nodes, no backward code.
+Var softmax_composed(Var x, int dim);
+// log_softmax(x)_i = x_i - logsumexp(x).
+Var log_softmax_composed(Var x, int dim);
+
+// One node; saves y. dx = y * (dy - sum(dy * y)).
+Var softmax(Var x, int dim);
+// One node; saves y. dx = dy - exp(y) * sum(dy).
+Var log_softmax(Var x, int dim);
+
+}  // namespace ag
