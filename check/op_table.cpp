@@ -47,6 +47,23 @@ OpRow norm(std::string name, int dim, std::string forward, std::string backward,
           {{"eps", 1e-5, {1e-5, 0.1}}}, {{"", shapes}}, std::move(apply)};
 }
 
+// K = 5 indices 2k mod N, so a table of 3 rows is read as 0, 2, 1, 0, 2: every row, two of them twice.
+// A table of no rows has no index to give: 0 each, which embedding refuses.
+arma::uvec indices_like(const arma::mat& table) {
+  arma::uvec indices(5);
+  for (arma::uword k = 0; k < indices.n_elem; ++k) indices(k) = table.n_rows == 0 ? 0 : (2 * k) % table.n_rows;
+  return indices;
+}
+
+// A causal pattern of x's shape: entry (i, j) masked when j > i.
+arma::umat mask_like(const arma::mat& x) {
+  arma::umat mask(arma::size(x), arma::fill::zeros);
+  for (arma::uword j = 0; j < x.n_cols; ++j) {
+    for (arma::uword i = 0; i < std::min(j, x.n_rows); ++i) mask(i, j) = 1;
+  }
+  return mask;
+}
+
 std::vector<OpRow> build_ops() {
   const Domain pos = Domain::Positive;
   return {
@@ -102,6 +119,41 @@ std::vector<OpRow> build_ops() {
       norm("rmsnorm_fused", 1, "y = x * rstd * g, per row (one node)",
            "dx = rstd (dnorm - norm mean(dnorm norm)), dnorm = dy g; dg = sum dy norm", {Domain::Scale, any},
            [](V x, C c) { return rmsnorm_fused(x[0], x[1], c[0]); }),
+      along("softmax(dim=0)", 0, "y_ij = exp(a_ij - logsumexp_i a_ij), down each column (one node)",
+            "da = y (dy - sum_i dy y), saving only y", any, [](V x, C) { return softmax(x[0], 0); }),
+      along("softmax(dim=1)", 1, "y_ij = exp(a_ij - logsumexp_j a_ij), across each row (one node)",
+            "da = y (dy - sum_j dy y), saving only y", any, [](V x, C) { return softmax(x[0], 1); }),
+      along("log_softmax(dim=0)", 0, "y_ij = a_ij - logsumexp_i a_ij (one node)", "da = dy - exp(y) sum_i dy, saving only y",
+            any, [](V x, C) { return log_softmax(x[0], 0); }),
+      along("log_softmax(dim=1)", 1, "y_ij = a_ij - logsumexp_j a_ij (one node)", "da = dy - exp(y) sum_j dy, saving only y",
+            any, [](V x, C) { return log_softmax(x[0], 1); }),
+      unary("embedding", "y_k = row index_k of the table  (K x D; here index_k = 2k mod N, K = 5)",
+            "dtable row index_k += dy_k (repeated indices add up)", any,
+            [](V x, C) { return embedding(x[0], indices_like(x[0].value())); }),
+      {"rows", "Y = A.rows(first, first + count - 1)", "dA = dY in that block, 0 elsewhere", {any}, Shapes::One, -1,
+       {{"first", 1, {0, 1}}, {"count", 2, {1, 2}}}, {{"", {{5, 4}}}},
+       [](V x, C c) { return rows(x[0], arma::uword(c[0]), arma::uword(c[1])); }},
+      {"cols", "Y = A.cols(first, first + count - 1)", "dA = dY in that block, 0 elsewhere", {any}, Shapes::One, -1,
+       {{"first", 1, {0, 1}}, {"count", 2, {1, 2}}}, {{"", {{4, 5}}}},
+       [](V x, C c) { return cols(x[0], arma::uword(c[0]), arma::uword(c[1])); }},
+      // Every part: the per-node check replays a node of three parts with three.
+      {"hcat", "Y = [A B]  (side by side)", "dA = dY's first columns, dB = the rest", {any, any}, Shapes::Broadcast,
+       -1, {}, {{"", {{3, 4}, {3, 2}}}}, [](V x, C) { return hcat(x); },
+       [](const std::vector<Shape>& s) { return Shape{s[0].rows, s[0].cols + s[1].cols}; }},
+      {"vcat", "Y = [A; B]  (stacked)", "dA = dY's first rows, dB = the rest", {any, any}, Shapes::Broadcast, -1, {},
+       {{"", {{3, 4}, {2, 4}}}}, [](V x, C) { return vcat(x); },
+       [](const std::vector<Shape>& s) { return Shape{s[0].rows + s[1].rows, s[0].cols}; }},
+      unary("masked_fill", "y = value where masked, a elsewhere  (here masked: column > row)",
+            "da = dy where not masked, 0 where masked", any,
+            [](V x, C c) { return masked_fill(x[0], mask_like(x[0].value()), c[0]); },
+            {{"value", -1.5, {-2, 0, 1}}}),
+      unary("dropout", "y = a * keep / (1 - p), keep = 1 with probability 1 - p, else 0",
+            "da = dy * keep / (1 - p)", any,
+            [](V x, C c) {
+              Rng rng(7);  // the same keep-mask on every call, so finite differences see one function
+              return dropout(x[0], c[0], rng, true);
+            },
+            {{"p", 0.5, {0.25, 0.5}}}),
   };
 }
 
@@ -146,6 +198,14 @@ std::vector<OpRow> build_composites() {
       unary("bce_with_logits", "y = mean(softplus(a) - t a), t a fixed target",
             "derived by the tape: da = (sigmoid(a) - t) / n", any,
             [](V x, C) { return bce_with_logits(x[0], targets_like(x[0].value())); }),
+      along("softmax_composed(dim=0)", 0, "y = exp(a - logsumexp(a)), down each column",
+            "derived by the tape from logsumexp, sub, exp", any, [](V x, C) { return softmax_composed(x[0], 0); }),
+      along("softmax_composed(dim=1)", 1, "y = exp(a - logsumexp(a)), across each row",
+            "derived by the tape from logsumexp, sub, exp", any, [](V x, C) { return softmax_composed(x[0], 1); }),
+      along("log_softmax_composed(dim=0)", 0, "y = a - logsumexp(a), down each column",
+            "derived by the tape from logsumexp, sub", any, [](V x, C) { return log_softmax_composed(x[0], 0); }),
+      along("log_softmax_composed(dim=1)", 1, "y = a - logsumexp(a), across each row",
+            "derived by the tape from logsumexp, sub", any, [](V x, C) { return log_softmax_composed(x[0], 1); }),
   };
 }
 
@@ -216,79 +276,6 @@ std::string op_table_markdown() {
   md += "\nComposed from the ops above; no node carries these names:\n\n";
   table("function", composites());
   return md;
-}
-
-}  // namespace ag
-
-// ---- domains: drawing values, and accepting values the fuzzer already has ----
-
-namespace ag {
-
-namespace {
-
-template <class Pred>
-bool all_of(const arma::mat& x, Pred ok) {
-  return std::all_of(x.begin(), x.end(), ok);  // true for an empty x
-}
-
-arma::uword count_along(const arma::mat& x, int dim) { return dim == 0 ? x.n_rows : x.n_cols; }
-
-// The two largest values along dim differ by at least `gap` (a tie has no derivative).
-bool max_has_gap(const arma::mat& x, int dim, double gap) {
-  if (count_along(x, dim) < 2) return true;
-  const arma::mat sorted = arma::sort(x, "descend", dim);
-  const arma::mat top = dim == 0 ? arma::mat(sorted.row(0) - sorted.row(1)) : arma::mat(sorted.col(0) - sorted.col(1));
-  return all_of(top, [gap](double v) { return v >= gap; });
-}
-
-}  // namespace
-
-arma::mat draw(Domain domain, Shape shape, Rng& rng) {
-  arma::mat m(shape.rows, shape.cols);
-  for (double& v : m) {
-    switch (domain) {
-      case Domain::Positive:
-      case Domain::PowerBase: v = rng.uniform(0.5, 2.0); break;
-      case Domain::AwayFromZero:
-      case Domain::Kink: v = rng.uniform(0.5, 2.0) * (rng.uniform() < 0.5 ? -1.0 : 1.0); break;
-      case Domain::Any:
-      case Domain::ExpInput:
-      case Domain::MaxGap:
-      case Domain::TwoAlong:
-      case Domain::Spread:
-      case Domain::Scale: v = rng.uniform(-2.0, 2.0); break;  // inside these (ties and tiny spreads aside)
-    }
-  }
-  return m;
-}
-
-std::vector<arma::mat> make_inputs(const OpRow& row, const GradcheckCase& c, Rng& rng) {
-  std::vector<arma::mat> inputs;
-  for (std::size_t k = 0; k < row.inputs.size(); ++k) inputs.push_back(draw(row.inputs[k], c.shapes.at(k), rng));
-  return inputs;
-}
-
-bool accepts(const OpRow& row, std::size_t k, const arma::mat& x, const std::vector<double>& constants) {
-  const int d = row.dim;
-  switch (row.inputs.at(k)) {
-    case Domain::Any: return true;
-    case Domain::Positive: return all_of(x, [](double v) { return v >= 0.25; });
-    case Domain::PowerBase: {
-      // Whole powers are defined everywhere; fractional and negative ones need x > 0.
-      const double p = constants.at(0);
-      return (p > 0 && p == std::round(p)) || all_of(x, [](double v) { return v >= 0.25; });
-    }
-    case Domain::AwayFromZero: return all_of(x, [](double v) { return std::abs(v) >= 0.3; });
-    case Domain::Kink: return all_of(x, [](double v) { return std::abs(v) >= 0.01; });
-    case Domain::ExpInput: return all_of(x, [](double v) { return v <= 4.6; });
-    case Domain::MaxGap: return max_has_gap(x, d, 0.01);
-    case Domain::TwoAlong: return count_along(x, d) >= 2;
-    case Domain::Spread:
-      return count_along(x, d) >= 2 && all_of(arma::var(x, 1, d), [](double v) { return v >= 0.01; });
-    case Domain::Scale:
-      return count_along(x, d) >= 1 && all_of(arma::mean(arma::square(x), d), [](double v) { return v >= 0.01; });
-  }
-  return false;
 }
 
 }  // namespace ag

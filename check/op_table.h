@@ -43,7 +43,8 @@ enum class Domain {
 // operands by it.
 enum class Shapes {
   One,         // a single input of any shape
-  Broadcast,   // two inputs, equal along each dimension or 1 (ops/broadcast.h)
+  Broadcast,   // two inputs, equal along each dimension or 1 (ops/broadcast.h); also
+               // hcat and vcat, which refuse the pairs that do not join
   Matmul,      // a's columns = b's rows
   PerFeature,  // x, then parameters of shape 1 x (x's columns): gamma, beta
 };
@@ -77,6 +78,10 @@ struct OpRow {
   std::vector<Constant> constants;
   std::vector<GradcheckCase> cases;  // at least one
   ApplyFn apply;
+  // The result's shape from the inputs' shapes, for the rows the empty-shape
+  // test's rule (each size above 1 is one dimension) cannot describe: the
+  // widths of a concatenation add up. Empty: that rule.
+  std::function<Shape(const std::vector<Shape>& inputs)> result_shape = {};
 };
 
 // The ops: one row per name a Node may carry (leaves, constants and params aside).

@@ -24,6 +24,7 @@ Var vcat(const std::vector<Var>& parts);
 
 // value where mask(i, j) != 0, x(i, j) elsewhere; the mask is a constant of x's
 // shape, value may be -infinity (a causal mask), and no gradient flows there.
+// Under anomaly mode only the entries outside the mask are checked.
 Var masked_fill(Var x, const arma::umat& mask, double value);
 // 1 above the diagonal of a T x T matrix: position i may not look at j > i.
 arma::umat causal_mask(arma::uword T);

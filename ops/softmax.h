@@ -3,6 +3,11 @@
 // LayerNorm: composed from public primitives (the tape derives the gradient)
 // and fused into one node with a handwritten backward that saves only its
 // output.
+//
+// Max-shifted, so logits 1e3 apart stay finite; -inf entries (a masked row)
+// get probability 0 and no gradient. A row of only -inf has no distribution:
+// NaN, PyTorch's answer, and anomaly mode names the node. The composed
+// versions hold x - logsumexp(x) = -inf there, so anomaly mode stops them.
 #pragma once
 
 #include "autograd/tape.h"

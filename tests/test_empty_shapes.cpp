@@ -102,7 +102,10 @@ BOOST_DATA_TEST_CASE(every_row_takes_empty_inputs_or_says_why_not, bdata::make(e
       for (std::size_t k = 0; k < c.shapes.size(); ++k) {
         inputs.push_back(draw(row.inputs[k], emptied(c.shapes[k], size), rng));
       }
-      check_empty(row, inputs, emptied(Shape{full.n_rows, full.n_cols}, size));
+      // A concatenation's widths add, which the one-size-one-dimension rule cannot say: its row can.
+      std::vector<Shape> shapes;
+      for (const arma::mat& m : inputs) shapes.push_back({m.n_rows, m.n_cols});
+      check_empty(row, inputs, row.result_shape ? row.result_shape(shapes) : emptied(Shape{full.n_rows, full.n_cols}, size));
     }
   }
 }
