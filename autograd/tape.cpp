@@ -3,12 +3,18 @@
 #include <cstring>
 #include <sstream>
 
+#include "autograd/memory.h"
+
 namespace ag {
 
 std::string shape_str(arma::uword rows, arma::uword cols) {
   return std::to_string(rows) + "x" + std::to_string(cols);
 }
 std::string shape_str(const arma::mat& m) { return shape_str(m.n_rows, m.n_cols); }
+
+// Every step frees and reallocates the tape's matrices: keep that memory in
+// the process, or each step page-faults it back in (autograd/memory.h).
+Tape::Tape() { apply_default_memory_policy(); }
 
 const arma::mat& Var::value() const {
   if (tape == nullptr) throw Error("Var: this handle is empty (it was never recorded on a tape)");
@@ -350,6 +356,7 @@ void Tape::clear() {
   refuse_inside_backward("cleared the tape");
   nodes_.clear();
   ++generation_;
+  back_heap_with_huge_pages();  // what this step grew, the next ones reuse (autograd/memory.h)
 }
 
 std::size_t Tape::saved_bytes() const { return saved_bytes_since(0); }

@@ -102,7 +102,7 @@ struct Node {
 
 class Tape {
  public:
-  Tape() = default;
+  Tape();  // the first one applies MemoryPolicy::Keep (autograd/memory.h) unless the program chose
   Tape(const Tape&) = delete;  // Vars point at their tape
   Tape& operator=(const Tape&) = delete;
 

@@ -1,13 +1,20 @@
-// The machine's reference (a large copy) and the engine's fixed cost per op.
+// The machine's memory bandwidth (read, write, copy) and the engine's fixed cost per op.
 #include <dlfcn.h>
-#include <malloc.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <string>
 #include <vector>
 
 #include "autograd/tape.h"
 #include "bench/cases.h"
 #include "ops/elementwise.h"
+#include "ops/stream.h"
 
 namespace bench {
 
@@ -19,35 +26,81 @@ void set_blas_threads(int n) {
   }
 }
 
-const char* const kKeepMemoryNote =
-    "freed memory kept for reuse (M_MMAP_MAX=0, M_TRIM_THRESHOLD=2 GB), ours and the peer's alike";
 const char* const kKeepMemoryEnv = "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=2147483647";
 
-void keep_freed_memory() {
-  mallopt(M_MMAP_MAX, 0);                   // every block from the heap, none mapped afresh
-  mallopt(M_TRIM_THRESHOLD, 2147483647);    // and the heap is not given back between runs
+std::size_t large_buffer_bytes() {
+  std::size_t llc = 0;
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");  // "491520K"
+  std::string size;
+  if (in >> size && !size.empty()) {
+    llc = std::strtoull(size.c_str(), nullptr, 10);
+    if (size.back() == 'K') llc <<= 10;
+    if (size.back() == 'M') llc <<= 20;
+  }
+  return std::max<std::size_t>(std::size_t{256} << 20, llc / 4 * 5);
 }
 
-// Memory bandwidth: copy a buffer far larger than the caches. A copy reads and
-// writes every byte once, so it moves 2 x size; LayerNorm's bound uses this rate.
-Case bandwidth_case(bool quick) {
-  const std::size_t mb = quick ? 64 : 256;
-  return {"copy", std::to_string(mb) + " MB", [mb](const Plan& plan) {
-            const std::size_t n = mb * 1024 * 1024 / sizeof(double);
-            std::vector<double> src(n, 1.0), dst(n, 0.0);  // touched now: no page faults timed
-            auto body = [&] {
-              std::memcpy(dst.data(), src.data(), n * sizeof(double));
-              keep(dst.data());
-            };
+namespace {
+
+// One bandwidth case over buffers of `bytes`: `body` reads `read` and writes
+// `write` bytes of them per run.
+Case bandwidth_case(const std::string& name, std::size_t bytes, double read, double write,
+                    const std::string& note, std::function<void(std::vector<double>&, std::vector<double>&)> body) {
+  const std::string shape = std::to_string(bytes >> 20) + " MB";
+  return {name, shape, [=](const Plan& plan) {
+            const std::size_t n = bytes / sizeof(double);
+            std::vector<double> a(n, 1.0), b(write > 0 && read > 0 ? n : 0, 0.0);  // touched now: no page faults timed
             Result r;
-            r.name = "copy";
-            r.shape = std::to_string(mb) + " MB";
-            r.time = measure({}, body, plan);
-            r.min_bytes = 2.0 * double(n * sizeof(double));
-            r.gbps = r.min_bytes / r.time.median_s / 1e9;
-            r.note = "read + write; the bandwidth bound";
+            r.name = name;
+            r.shape = shape;
+            r.time = measure({}, [&] { body(a, b); }, plan);
+            r.read_bytes = read * double(bytes);
+            r.write_bytes = write * double(bytes);
+            r.gbps = (r.read_bytes + r.write_bytes) / r.time.median_s / 1e9;
+            r.note = note;
             return r;
           }};
+}
+
+// Eight independent sums: one chain would be bound by the add's latency, not by memory.
+double sum(const std::vector<double>& v) {
+  std::array<double, 8> acc{};
+  std::size_t i = 0;
+  for (; i + 8 <= v.size(); i += 8) {
+    for (std::size_t k = 0; k < 8; ++k) acc[k] += v[i + k];
+  }
+  for (; i < v.size(); ++i) acc[0] += v[i];
+  return std::accumulate(acc.begin(), acc.end(), 0.0);
+}
+
+}  // namespace
+
+// The machine's references, each on buffers larger than the last-level cache:
+// LayerNorm's bound prices its reads at `read` and its writes at `write_nt`
+// (the kernels stream large outputs); `write` and `copy` show what ordinary
+// stores cost (each store first reads its line: a read-for-ownership).
+std::vector<Case> bandwidth_cases(bool quick) {
+  const std::size_t bytes = quick ? std::size_t{64} << 20 : large_buffer_bytes();
+  return {
+      bandwidth_case("read", bytes, 1, 0, "sum: the read rate", [](std::vector<double>& a, std::vector<double>&) {
+        double s = sum(a);
+        keep(&s);
+      }),
+      bandwidth_case("write", bytes, 0, 1, "fill, ordinary stores", [](std::vector<double>& a, std::vector<double>&) {
+        std::fill(a.begin(), a.end(), 2.0);
+        keep(a.data());
+      }),
+      bandwidth_case("write_nt", bytes, 0, 1, "fill, non-temporal stores: the write rate",
+                     [](std::vector<double>& a, std::vector<double>&) {
+                       ag::write_column(a.data(), a.size(), true, [](std::size_t) { return 2.0; });
+                       ag::stream_fence();
+                       keep(a.data());
+                     }),
+      bandwidth_case("copy", bytes, 1, 1, "memcpy: read + write", [](std::vector<double>& a, std::vector<double>& b) {
+        std::memcpy(b.data(), a.data(), a.size() * sizeof(double));
+        keep(b.data());
+      }),
+  };
 }
 
 // Per-op overhead: 10,000 ops on 1x1 values, alternating v = v * b and

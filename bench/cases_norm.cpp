@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "autograd/memory.h"
 #include "autograd/tape.h"
 #include "bench/cases.h"
 #include "autograd/rng.h"
 #include "ops/layernorm.h"
+#include "ops/norm_kernels.h"
 
 namespace bench {
 
@@ -52,6 +54,15 @@ ag::Var forward(Which w, ag::Var x, ag::Var gamma, ag::Var beta) {
   return x;
 }
 
+// The least traffic: the forward reads x and writes y, the backward reads x
+// and dy and writes dx (gamma, beta and the row statistics are small).
+void set_traffic(Result& r, Shape s) {
+  const double matrix = double(s.rows) * double(s.cols) * sizeof(double);
+  r.read_bytes = 3 * matrix;
+  r.write_bytes = 2 * matrix;
+  r.gbps = (r.read_bytes + r.write_bytes) / r.time.median_s / 1e9;
+}
+
 Result run_norm(Which w, Shape s, const Plan& plan) {
   const NormInputs in(s, 42);
   ag::Tape tape;
@@ -83,18 +94,51 @@ Result run_norm(Which w, Shape s, const Plan& plan) {
   r.saved_bytes = static_cast<long long>(tape.saved_bytes());
   r.new_bytes = static_cast<long long>(tape.saved_bytes_since(beta.id + 1));
   r.time = measure(setup, body, plan);
-  // At least: read x and dy, write y and dx (gamma, beta and the row statistics are small).
-  r.min_bytes = 4.0 * double(s.rows) * double(s.cols) * sizeof(double);
-  r.gbps = r.min_bytes / r.time.median_s / 1e9;
+  set_traffic(r, s);
   tape.clear();
+  return r;
+}
+
+// The fused kernels alone (ops/norm_kernels.h), no tape: the same inputs every
+// run and the same output matrices, reused. Against the *_fused rows this is
+// what the tape path costs (leaves, fresh outputs, moving gradients).
+Result run_kernel(bool layernorm, Shape s, const Plan& plan) {
+  const NormInputs in(s, 42);
+  arma::vec mean, rstd;
+  arma::mat y;
+  ag::kernels::NormGrads g{arma::mat(s.rows, s.cols), arma::mat(1, s.cols), arma::mat(1, s.cols)};
+  ag::back_heap_with_huge_pages();  // what Tape::clear() does for the tape rows: the same pages
+  auto setup = [&] {
+    g.dgamma.zeros();
+    g.dbeta.zeros();
+  };
+  auto body = [&] {
+    if (layernorm) {
+      ag::kernels::layernorm_forward(in.x, in.gamma, in.beta, 1e-5, mean, rstd, y);
+      ag::kernels::layernorm_backward(in.x, in.gamma, in.dy, mean, rstd, g);
+    } else {
+      ag::kernels::rmsnorm_forward(in.x, in.gamma, 1e-5, rstd, y);
+      ag::kernels::rmsnorm_backward(in.x, in.gamma, in.dy, rstd, g);
+    }
+    consume(y);
+    consume(g.dx);
+    consume(g.dgamma);
+  };
+  Result r;
+  r.name = layernorm ? "layernorm_kernel" : "rmsnorm_kernel";
+  r.shape = ag::shape_str(s.rows, s.cols);
+  r.time = measure(setup, body, plan);
+  set_traffic(r, s);
+  r.note = "the fused kernels alone: no tape, outputs reused";
   return r;
 }
 
 }  // namespace
 
 // quick: a sixteenth of the rows (at least 64), a smoke run of every case.
+// 4000 rows: not a power of two, so no two columns' rows share cache sets.
 std::vector<Case> norm_cases(bool quick) {
-  std::vector<Shape> shapes = {{64, 768}, {4096, 768}, {16384, 1024}};
+  std::vector<Shape> shapes = {{64, 768}, {4000, 768}, {4096, 768}, {16384, 1024}};
   if (quick) {
     for (Shape& s : shapes) s.rows = std::max<arma::uword>(64, s.rows / 16);
   }
@@ -105,6 +149,12 @@ std::vector<Case> norm_cases(bool quick) {
     for (Shape s : shapes) {
       cases.push_back({which_name(w), ag::shape_str(s.rows, s.cols),
                        [w, s](const Plan& plan) { return run_norm(w, s, plan); }});
+    }
+  }
+  for (bool layernorm : {true, false}) {
+    for (Shape s : shapes) {
+      cases.push_back({layernorm ? "layernorm_kernel" : "rmsnorm_kernel", ag::shape_str(s.rows, s.cols),
+                       [layernorm, s](const Plan& plan) { return run_kernel(layernorm, s, plan); }});
     }
   }
   return cases;

@@ -9,6 +9,13 @@ namespace bench {
 namespace {
 volatile double g_sink = 0;
 
+// Writes a buffer larger than the caches, evicting what they held.
+void evict_caches(std::size_t bytes) {
+  static std::vector<double> buffer;
+  buffer.assign(bytes / sizeof(double), 0.0);
+  keep(buffer.data());
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -29,6 +36,7 @@ Timing measure(const std::function<void()>& setup, const std::function<void()>& 
   double last = 0, warm = 0;
   for (int i = 0; i < plan.warmup || warm < plan.min_warmup_s; ++i) {
     if (setup) setup();
+    if (plan.cold) evict_caches(plan.evict_bytes);
     const auto start = std::chrono::steady_clock::now();
     body();
     last = seconds_since(start);
@@ -45,6 +53,7 @@ Timing measure(const std::function<void()>& setup, const std::function<void()>& 
   times.reserve(repeats);
   for (int i = 0; i < repeats; ++i) {
     if (setup) setup();
+    if (plan.cold) evict_caches(plan.evict_bytes);
     const auto start = std::chrono::steady_clock::now();
     body();
     times.push_back(seconds_since(start));

@@ -24,6 +24,12 @@ struct Plan {
   double min_warmup_s = 0.05;
   double budget_s = 0.3;
   int max_repeats = 2000;
+  // Cold caches: before every run, untimed, write evict_bytes (more than the
+  // last-level cache holds) so the case's inputs come from memory. Warm
+  // (the default): the inputs were just written by the setup, and whatever
+  // of them the caches hold is read from there.
+  bool cold = false;
+  std::size_t evict_bytes = 0;
 };
 
 struct Timing {
@@ -34,7 +40,7 @@ struct Timing {
 };
 
 // Times `body` only; `setup` runs untimed before each call (fresh inputs, a
-// cleared tape). Either may be empty.
+// cleared tape), then, with plan.cold, the eviction. Either may be empty.
 Timing measure(const std::function<void()>& setup, const std::function<void()>& body,
                const Plan& plan);
 

@@ -5,10 +5,11 @@ Prints one JSON object per line: first {"peer": ...}, then one per case
 {"case", "shape", "median_s", "repeats", "note"}. `autograd bench` runs this
 script (with --peer auto) and prints ours/PyTorch per case.
 
-    python3 bench/peer_torch.py [--quick] [--repeats N] [--case NAME]
+    python3 bench/peer_torch.py [--quick] [--repeats N] [--case NAME] [--cold --evict-bytes B]
 
-Timing follows bench/harness.cpp: untimed setup (fresh leaves), warm-up, then
-the median of at least N timed runs (more for fast cases, within a budget).
+Timing follows bench/harness.cpp: untimed setup (fresh leaves; with --cold
+then a buffer larger than the caches written), warm-up, then the median of at
+least N timed runs (more for fast cases, within a budget).
 The garbage collector is off while timing, as in Python's timeit.
 """
 import argparse
@@ -29,14 +30,26 @@ EPS = 1e-5
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+EVICT = {"bytes": 0, "buffer": None}  # --cold: written before every run, as bench/harness.cpp does
+
+
+def evict_caches():
+    if EVICT["bytes"] > 0:
+        if EVICT["buffer"] is None:
+            EVICT["buffer"] = torch.empty(EVICT["bytes"] // 8, dtype=torch.float64)
+        EVICT["buffer"].fill_(0.0)
+
+
 def measure(setup, body, repeats, quick):
     warmup, min_warmup, budget = (1, 0.0, 0.02) if quick else (2, 0.05, 0.5)
+    max_repeats = 50 if EVICT["bytes"] > 0 else 2000
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
         last, warm, i = 0.0, 0.0, 0
         while i < warmup or warm < min_warmup:
             setup()
+            evict_caches()
             t0 = time.perf_counter()
             body()
             last = time.perf_counter() - t0
@@ -46,10 +59,11 @@ def measure(setup, body, repeats, quick):
                 break
         n = repeats
         if last > 0 and budget / last > n:
-            n = int(min(budget / last, 2000))
+            n = int(min(budget / last, max_repeats))
         times = []
         for _ in range(n):
             setup()
+            evict_caches()
             t0 = time.perf_counter()
             body()
             times.append(time.perf_counter() - t0)
@@ -89,7 +103,7 @@ NORMS = {
 
 
 def norm_shapes(quick):
-    shapes = [(64, 768), (4096, 768), (16384, 1024)]
+    shapes = [(64, 768), (4000, 768), (4096, 768), (16384, 1024)]
     return [(max(64, n // 16), d) for n, d in shapes] if quick else shapes
 
 
@@ -176,14 +190,106 @@ def run_digits(repeats, quick):
             "note": ""}
 
 
+# ---- one training step of the default tiny GPT -------------------------------
+
+WORDS = "/usr/share/dict/words"  # data/text.h's kWordsPath
+
+
+def first_words(count):
+    """The first `count` words made only of a-z, in the file's order, each once (data/text.h)."""
+    words, seen = [], set()
+    with open(WORDS, encoding="utf-8") as f:
+        for line in f:
+            w = line.rstrip("\r\n")
+            if w and all("a" <= c <= "z" for c in w) and w not in seen:
+                seen.add(w)
+                words.append(w)
+                if len(words) == count:
+                    break
+    return words
+
+
+class Block(torch.nn.Module):
+    """Pre-LN: x + attn(ln1(x)), then x + ffn(ln2(x)), as nn/transformer.h."""
+
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(width, eps=EPS), torch.nn.LayerNorm(width, eps=EPS)
+        self.qkv, self.proj = torch.nn.Linear(width, 3 * width), torch.nn.Linear(width, width)
+        self.fc, self.out = torch.nn.Linear(width, 4 * width), torch.nn.Linear(4 * width, width)
+
+    def attend(self, x, mask):
+        b, t, c = x.shape
+        d = c // self.heads
+        q, k, v = (z.view(b, t, self.heads, d).transpose(1, 2) for z in self.qkv(x).split(c, dim=2))
+        att = ((q / d ** 0.5) @ k.transpose(-2, -1)).masked_fill(mask, float("-inf"))
+        return self.proj((F.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(b, t, c))
+
+    def forward(self, x, mask):
+        x = x + self.attend(self.ln1(x), mask)
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class Gpt(torch.nn.Module):
+    def __init__(self, vocab=27, context=32, layers=4, width=64, heads=4):
+        super().__init__()
+        self.wte, self.wpe = torch.nn.Embedding(vocab, width), torch.nn.Embedding(context, width)
+        self.blocks = torch.nn.ModuleList(Block(width, heads) for _ in range(layers))
+        self.ln_f, self.head = torch.nn.LayerNorm(width, eps=EPS), torch.nn.Linear(width, vocab)
+
+    def forward(self, tokens):
+        t = tokens.shape[1]
+        mask = torch.ones(t, t, dtype=torch.bool).triu(1)  # padding sits after each word: causal is enough
+        x = self.wte(tokens) + self.wpe(torch.arange(t))
+        for block in self.blocks:
+            x = block(x, mask)
+        return self.head(self.ln_f(x))
+
+
+def run_gpt_step(repeats, quick):
+    # Ours cuts each word out of the batch (nn/attention.h); PyTorch's natural form pads them
+    # to one (32, T) batch and ignores the padded targets: the same loss, batched kernels.
+    words = first_words(32)
+    t = max(len(w) for w in words) + 1
+    assert t <= 32, "a word longer than the context"
+    inputs = torch.zeros(32, t, dtype=torch.long)
+    targets = torch.full((32, t), -100, dtype=torch.long)
+    for i, w in enumerate(words):
+        ids = [ord(c) - ord("a") + 1 for c in w]
+        inputs[i, :len(ids) + 1] = torch.tensor([0] + ids)
+        targets[i, :len(ids) + 1] = torch.tensor(ids + [0])
+    torch.manual_seed(1)
+    model = Gpt()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+
+    def body():
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(inputs).view(-1, 27), targets.view(-1), ignore_index=-100)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        float(loss)
+
+    median, runs = measure(lambda: None, body, repeats, quick)
+    return {"case": "gpt_step", "shape": "4x64 b32", "median_s": median, "repeats": runs,
+            "note": f"{sum(p.numel() for p in model.parameters())} parameters, padded to 32x{t}, fused LN and softmax, AdamW"}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--case", default="")
+    parser.add_argument("--cold", action="store_true", help="evict the caches before every run")
+    parser.add_argument("--evict-bytes", type=int, default=0, help="the buffer --cold writes")
     args = parser.parse_args()
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
+    if args.cold:
+        if args.evict_bytes < 1:
+            parser.error("--cold needs --evict-bytes")
+        EVICT["bytes"] = args.evict_bytes
 
     def wanted(name, shape):
         return not args.case or args.case in (name, f"{name}/{shape}")
@@ -197,6 +303,8 @@ def main():
         print(json.dumps(run_overhead(args.repeats, args.quick)), flush=True)
     if wanted("digits_epoch", "1797x64 b32"):
         print(json.dumps(run_digits(args.repeats, args.quick)), flush=True)
+    if wanted("gpt_step", "4x64 b32"):
+        print(json.dumps(run_gpt_step(args.repeats, args.quick)), flush=True)
     return 0
 
 

@@ -42,9 +42,10 @@ std::string format_bytes(long long b) {
   return fixed(b / (1024.0 * 1024.0), 1) + " MB";
 }
 
-double copy_gbps(const std::vector<Result>& ours) {
+// GB/s of the bandwidth row `name`, 0 when it did not run.
+double rate_of(const std::vector<Result>& ours, const char* name) {
   for (const Result& r : ours) {
-    if (r.name == "copy") return r.gbps;
+    if (r.name == name) return r.gbps;
   }
   return 0;
 }
@@ -133,8 +134,13 @@ Peer run_peer(const std::string& args, const std::string& env) {
   return none;
 }
 
+double bound_seconds(const Result& r, const std::vector<Result>& ours) {
+  const double read = rate_of(ours, "read"), write = rate_of(ours, "write_nt");
+  if (r.read_bytes + r.write_bytes <= 0 || read <= 0 || write <= 0) return 0;
+  return r.read_bytes / (read * 1e9) + r.write_bytes / (write * 1e9);
+}
+
 std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
-  const double bw = copy_gbps(ours);
   std::ostringstream os;
   os << std::left << std::setw(20) << "case" << std::setw(13) << "shape" << std::right
      << std::setw(10) << "median" << std::setw(11) << "saved" << std::setw(10) << "(new)" << std::setw(9) << "GB/s"
@@ -145,8 +151,9 @@ std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
     os << std::left << std::setw(20) << r.name << std::setw(13) << r.shape << std::right
        << std::setw(10) << format_seconds(r.time.median_s) << std::setw(11)
        << format_bytes(r.saved_bytes) << std::setw(10) << format_bytes(r.new_bytes) << std::setw(9)
-       << (r.gbps > 0 ? fixed(r.gbps, 2) : "-")
-       << std::setw(9) << (r.gbps > 0 && bw > 0 ? fixed(bw / r.gbps, 2) : "-");
+       << (r.gbps > 0 ? fixed(r.gbps, 2) : "-");
+    const double bound = bound_seconds(r, ours);
+    os << std::setw(9) << (bound > 0 ? fixed(r.time.median_s / bound, 2) : "-");
     std::string note = r.note;
     if (r.ops > 0) note = fixed(r.time.median_s / double(r.ops) * 1e9, 0) + " ns/op";
     if (peer.ran) {
@@ -186,7 +193,6 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
   for (const Result& r : ours) {
     if (r.name == "digits_epoch") epoch = &r;
   }
-  const double bw = copy_gbps(ours);
   auto ratio = [&](const Result* r) {
     const PeerResult* p = r ? find(peer, r->name, r->shape) : nullptr;
     return p ? r->time.median_s / p->median_s : -1.0;
@@ -194,8 +200,9 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
   std::ostringstream os;
   os << "targets (issue 6):\n";
   target(os, "fused LayerNorm " + shape + ", ours/PyTorch", fused && ratio(fused) > 0, ratio(fused), 0.67, true, "x");
-  target(os, "fused LayerNorm " + shape + ", time / bandwidth bound", fused && bw > 0,
-         fused ? bw / fused->gbps : 0, 2.0, true, "x");
+  const double bound = fused ? bound_seconds(*fused, ours) : 0;
+  target(os, "fused LayerNorm " + shape + ", time / bandwidth bound", bound > 0,
+         bound > 0 ? fused->time.median_s / bound : 0, 2.0, true, "x");
   target(os, "composed LayerNorm " + shape + ", ours/PyTorch composed", composed && ratio(composed) > 0,
          ratio(composed), 1.0, true, "x");
   target(os, "fused speed-up over composed, " + shape, fused && composed,
@@ -212,6 +219,37 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
   target(os, "per-op overhead (recorded + back-propagated), ns", per_op != nullptr,
          per_op ? per_op->time.median_s / double(per_op->ops) * 1e9 : 0, 500, true, "");
   target(os, "digits MLP epoch, ours/PyTorch", epoch && ratio(epoch) > 0, ratio(epoch), 0.5, true, "x");
+  return os.str();
+}
+
+std::string format_bound_targets(const std::vector<Result>& ours, const Peer& peer,
+                                 const std::vector<std::string>& shapes) {
+  // ours / the peer's fused LayerNorm (PyTorch 1.13 has no fused RMSNorm: both compare with layer_norm).
+  auto versus_layer_norm = [&](const Result* r) {
+    const PeerResult* p = r ? find(peer, "layernorm_fused", r->shape) : nullptr;
+    return p ? r->time.median_s / p->median_s : -1.0;
+  };
+  auto over_bound = [&](const Result* r) {
+    const double bound = r ? bound_seconds(*r, ours) : 0;
+    return bound > 0 ? r->time.median_s / bound : -1.0;
+  };
+  std::ostringstream os;
+  os << "targets (issue 16):\n";
+  for (const std::string& shape : shapes) {
+    for (const char* name : {"layernorm_fused", "rmsnorm_fused"}) {
+      const Result* r = find(ours, name, shape);
+      const std::string what = std::string(name) + " " + shape;
+      const double vs = versus_layer_norm(r), over = over_bound(r);
+      target(os, what + ", ours/PyTorch layer_norm", vs > 0, vs, 1.0, true, "x");
+      target(os, what + ", time / bound", over > 0, over, 1.5, true, "x");
+    }
+  }
+  for (const std::string& shape : shapes) {
+    const Result* r = find(ours, "layernorm_composed", shape);
+    const PeerResult* p = r ? find(peer, r->name, r->shape) : nullptr;
+    target(os, "layernorm_composed " + shape + ", ours/PyTorch composed", p != nullptr,
+           p ? r->time.median_s / p->median_s : 0, 1.0, true, "x");
+  }
   return os.str();
 }
 

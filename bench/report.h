@@ -38,6 +38,17 @@ std::string format_table(const std::vector<Result>& ours, const Peer& peer);
 // shape: the LayerNorm shape the targets name (4096x768; smaller under --quick).
 std::string format_targets(const std::vector<Result>& ours, const Peer& peer, const std::string& shape);
 
+// Issue 16's targets at the large `shapes` (4000x768, 4096x768, 16384x1024):
+// fused LayerNorm and RMSNorm against PyTorch's layer_norm and the bound,
+// composed LayerNorm against PyTorch's composition.
+std::string format_bound_targets(const std::vector<Result>& ours, const Peer& peer,
+                                 const std::vector<std::string>& shapes);
+
+// The least time r's traffic can take: its reads at the `read` row's rate plus
+// its writes at the `write_nt` row's rate; 0 when r has no traffic or the
+// bandwidth rows did not run. The table's "x bound" is r's median over this.
+double bound_seconds(const Result& r, const std::vector<Result>& ours);
+
 // "12.3 ms", "480 us", "1.20 s".
 std::string format_seconds(double s);
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <thread>
 
+#include "autograd/memory.h"
 #include "bench/cases.h"
 #include "bench/report.h"
 #include "cli/cli.h"
@@ -33,32 +34,48 @@ bool selected(const bench::Case& c, const std::string& only) {
   return only.empty() || only == c.name || only == bench::case_id(c.name, c.shape);
 }
 
-bench::Plan make_plan(bool quick, int repeats) {
+bench::Plan make_plan(bool quick, int repeats, bool cold) {
   bench::Plan plan;
   plan.repeats = quick ? std::min(repeats, 3) : repeats;
   plan.warmup = quick ? 1 : 2;
   plan.min_warmup_s = quick ? 0.0 : 0.05;
   plan.budget_s = quick ? 0.02 : 0.5;
+  plan.cold = cold;
+  plan.evict_bytes = quick ? std::size_t{64} << 20 : bench::large_buffer_bytes();
+  if (cold) plan.max_repeats = 50;  // each run first writes the eviction buffer
   return plan;
 }
 
-void print_header(const bench::Plan& plan, bool quick, bool keep_memory) {
+void print_header(const bench::Plan& plan, bool quick) {
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  const std::string evict = std::to_string(plan.evict_bytes >> 20) + " MB";
   std::cout << "autograd bench: double precision, 1 thread, median of at least " << plan.repeats
             << " runs" << (quick ? " (--quick: a smoke run, not a measurement)" : "") << "\n"
             << "machine: " << cpu_model() << ", " << std::thread::hardware_concurrency()
             << " cores; " << date << "; load average " << load_average() << " at start\n"
-            << "malloc: " << (keep_memory ? bench::kKeepMemoryNote : "glibc defaults") << "\n\n";
+            << "malloc: " << ag::memory_policy_note() << "\n"
+            << "        the peer: " << (ag::memory_policy() == ag::MemoryPolicy::Keep ? "the same malloc settings" : "glibc defaults")
+            << ", 4 KB pages (PyTorch asks for no huge pages)\n"
+            << "caches: "
+            << (plan.cold ? "cold: " + evict + " written before every run (untimed), so inputs come from memory"
+                          : "warm: inputs written just before every run (untimed); the caches hold what fits")
+            << ", ours and the peer's alike\n"
+            << "outputs: allocated by every run, as a training step does (*_kernel rows: reused, no tape)\n"
+            << "x bound: time / (bytes read at the read rate + bytes written at the write_nt rate)\n\n";
 }
 
-// Ours: the selected cases, and always the copy (every LayerNorm row is a multiple of its rate).
+bool is_bandwidth(const std::string& name) {
+  return name == "read" || name == "write" || name == "write_nt" || name == "copy";
+}
+
+// Ours: the selected cases, and always the bandwidth rows (every bound is priced at their rates).
 std::vector<bench::Result> run_ours(const bench::Plan& plan, bool quick, const std::string& only) {
   const std::vector<bench::Case> cases = bench::all_cases(quick);
   std::vector<bench::Result> results;
   for (const bench::Case& c : cases) {
-    if (c.name != "copy" && !selected(c, only)) continue;
+    if (!is_bandwidth(c.name) && !selected(c, only)) continue;
     std::cerr << "running " << bench::case_id(c.name, c.shape) << "\n";
     results.push_back(c.run(plan));
   }
@@ -68,6 +85,7 @@ std::vector<bench::Result> run_ours(const bench::Plan& plan, bool quick, const s
 bench::Peer run_the_peer(const bench::Plan& plan, bool quick, const std::string& only, bool keep_memory) {
   std::string args = "--repeats " + std::to_string(plan.repeats);
   if (quick) args += " --quick";
+  if (plan.cold) args += " --cold --evict-bytes " + std::to_string(plan.evict_bytes);
   if (!only.empty()) args += " --case '" + only + "'";  // a known case name: no quoting surprises
   std::cerr << "running the PyTorch peer\n";
   return bench::run_peer(args, keep_memory ? bench::kKeepMemoryEnv : "");
@@ -77,18 +95,19 @@ bench::Peer run_the_peer(const bench::Plan& plan, bool quick, const std::string&
 
 int cmd_bench(const std::vector<std::string>& args) {
   po::options_description options("options");
-  std::string only, peer_mode, malloc_mode;
+  std::string only, peer_mode, malloc_mode, caches;
   int repeats = 7;
   options.add_options()
       ("quick", "fewer repeats and a smaller copy (a smoke run, not a measurement)")
       ("case", po::value(&only), "run one case: a name (layernorm_fused) or name/shape (layernorm_fused/4096x768)")
       ("repeats", po::value(&repeats)->default_value(7), "timed runs per case at least (fast cases run more)")
       ("peer", po::value(&peer_mode)->default_value("auto"), "auto: also run bench/peer_torch.py when python3 can import torch; off: ours alone")
-      ("malloc", po::value(&malloc_mode)->default_value("keep"), "keep: glibc keeps freed memory for reuse (no page faults per run), in ours and the peer alike; default: glibc's defaults");
+      ("malloc", po::value(&malloc_mode)->default_value("keep"), "keep: glibc keeps freed memory for reuse (no page faults per run; the library's default), in ours and the peer alike; default: glibc's defaults")
+      ("caches", po::value(&caches)->default_value("warm"), "warm: inputs written just before each run; cold: a buffer larger than the last-level cache written before each run, in ours and the peer alike");
   po::variables_map vm;
   if (!parse_options("bench", "Times LayerNorm/RMSNorm (fused and composed), the per-op overhead and a\n"
-                     "digits training epoch in double precision on one thread, against a memory copy\n"
-                     "measured in the same run and, when available, PyTorch on the CPU.",
+                     "digits training epoch in double precision on one thread, against the memory's\n"
+                     "read and write rates measured in the same run and, when available, PyTorch on the CPU.",
                      options, args, vm)) {
     return 0;
   }
@@ -98,6 +117,9 @@ int cmd_bench(const std::vector<std::string>& args) {
   }
   if (malloc_mode != "keep" && malloc_mode != "default") {
     throw UsageError("--malloc must be keep or default, got '" + malloc_mode + "'");
+  }
+  if (caches != "warm" && caches != "cold") {
+    throw UsageError("--caches must be warm or cold, got '" + caches + "'");
   }
   const bool quick = vm.count("quick") > 0, keep_memory = malloc_mode == "keep";
   bool found = false;
@@ -109,16 +131,19 @@ int cmd_bench(const std::vector<std::string>& args) {
   }
 
   bench::set_blas_threads(1);
-  if (keep_memory) bench::keep_freed_memory();
-  const bench::Plan plan = make_plan(quick, repeats);
-  print_header(plan, quick, keep_memory);
+  // Before the first Tape, which would otherwise apply the library's default (Keep).
+  ag::set_memory_policy(keep_memory ? ag::MemoryPolicy::Keep : ag::MemoryPolicy::GlibcDefaults);
+  const bench::Plan plan = make_plan(quick, repeats, caches == "cold");
+  print_header(plan, quick);
   const std::vector<bench::Result> results = run_ours(plan, quick, only);
   bench::Peer peer;
   peer.status = "off (--peer off): ours alone";
   if (peer_mode == "auto") peer = run_the_peer(plan, quick, only, keep_memory);
   std::cout << bench::format_table(results, peer) << "\npeer: " << peer.status << "\n"
             << "load average " << load_average() << " at the end\n\n"
-            << bench::format_targets(results, peer, quick ? "256x768" : "4096x768");
+            << bench::format_targets(results, peer, quick ? "256x768" : "4096x768") << "\n"
+            << bench::format_bound_targets(results, peer, quick ? std::vector<std::string>{"250x768", "256x768", "1024x1024"}
+                                                                : std::vector<std::string>{"4000x768", "4096x768", "16384x1024"});
   return 0;
 }
 

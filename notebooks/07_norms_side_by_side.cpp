@@ -690,7 +690,7 @@ NB_CELL {
 // kernels make far fewer passes, but not one: this project's fused forward
 // reads x twice (statistics, then y) and its backward reads x and dy twice
 // (row sums, then dx), because Armadillo stores columns contiguously and
-// LayerNorm works on rows (README, "What stands in the way"). The fused RMSNorm
+// LayerNorm works on rows (bench/README.md, "What stands in the way"). The fused RMSNorm
 // kernels make the same passes; what they save is the mean and its
 // subtraction, not a pass over memory. For memory-bound kernels like these the
 // gain is small and depends on the machine, the shape and the implementation:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "ops/norm_kernels.h"
 #include "ops/ops.h"
 
 namespace ag {
@@ -86,110 +87,7 @@ Var layernorm_composed(Var x, Var gamma, Var beta, double eps, Centring centring
 }
 
 // ---- LayerNorm, fused: one node, handwritten backward -----------------------
-//
-// The kernels walk memory in storage order. Armadillo is column-major, so each
-// inner loop runs down one column (contiguous, vectorised) while per-row
-// accumulators (N doubles: sums, mean, rstd) stay in cache. Every pass is a
-// straight sweep the hardware prefetcher can follow; blocking the rows instead
-// measured slower, because a block turns each column into a short strided run.
-
-namespace {
-
-// Per-row mean and rstd = 1 / sqrt(var + eps) in one sweep over x, never
-// E[x^2] - E[x]^2: the sums are of d = x - shift, with shift = the row's first
-// value. Then var = mean(d^2) - mean(d)^2 loses at most a factor
-// (mean - shift)^2 / var <= D of precision (~1e-13 relative for D = 768),
-// however large the offset: a row at 1e8 + noise is as accurate as the noise
-// alone, and a constant row gives d = 0, so mean = shift exactly and y = beta.
-// One sweep instead of two: the forward reads x twice (stats, output), not three times.
-void layernorm_stats(const arma::mat& x, double eps, arma::vec& mean, arma::vec& rstd) {
-  const arma::uword N = x.n_rows, D = x.n_cols;
-  arma::vec sum_d(N, arma::fill::zeros), sum_d2(N, arma::fill::zeros);  // per row: sum d, sum d^2
-  mean.set_size(N);
-  rstd.set_size(N);
-  if (N == 0) return;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
-  const double* shift = x.colptr(0);
-  for (arma::uword j = 1; j < D; ++j) {  // column 0 is the shift: its d is 0
-    const double* x_j = x.colptr(j);
-    for (arma::uword i = 0; i < N; ++i) {
-      const double d = x_j[i] - shift[i];
-      sum_d[i] += d;
-      sum_d2[i] += d * d;
-    }
-  }
-  for (arma::uword i = 0; i < N; ++i) {
-    const double mean_d = sum_d[i] / double(D);
-    mean[i] = shift[i] + mean_d;
-    const double var = std::max(0.0, sum_d2[i] / double(D) - mean_d * mean_d);  // biased
-    rstd[i] = 1.0 / std::sqrt(var + eps);
-  }
-}
-
-// y = norm * gamma + beta, norm = (x - mean) * rstd; fills mean and rstd.
-arma::mat layernorm_forward(const arma::mat& x, const arma::mat& gamma, const arma::mat& beta,
-                            double eps, arma::vec& mean, arma::vec& rstd) {
-  layernorm_stats(x, eps, mean, rstd);
-  arma::mat y(x.n_rows, x.n_cols, arma::fill::none);
-  if (x.n_rows == 0) return y;
-  for (arma::uword j = 0; j < x.n_cols; ++j) {
-    const double* x_j = x.colptr(j);
-    double* y_j = y.colptr(j);
-    const double gamma_j = gamma(j), beta_j = beta(j);
-    for (arma::uword i = 0; i < x.n_rows; ++i) {
-      const double norm = (x_j[i] - mean[i]) * rstd[i];  // normalise
-      y_j[i] = norm * gamma_j + beta_j;                   // scale and shift
-    }
-  }
-  return y;
-}
-
-struct NormGrads {
-  arma::mat dx, dgamma, dbeta;  // dx left empty when x needs no gradient
-};
-
-// llm.c's layernorm_backward, one column at a time: the first sweep gathers
-// dgamma, dbeta and the two per-row means of dnorm; the second writes
-//   dx = rstd * (dnorm - dnorm_mean - norm * dnorm_norm_mean),  dnorm = dout * gamma.
-void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
-                        const arma::vec& mean, const arma::vec& rstd, NormGrads& g) {
-  const arma::uword N = x.n_rows, D = x.n_cols;
-  if (N == 0) return;  // no rows: dgamma and dbeta stay 0, dx is empty
-  arma::vec dnorm_mean(N, arma::fill::zeros), dnorm_norm_mean(N, arma::fill::zeros);  // per row
-  for (arma::uword j = 0; j < D; ++j) {
-    const double* x_j = x.colptr(j);
-    const double* dout_j = dout.colptr(j);
-    const double gamma_j = gamma(j);
-    double dgamma_j = 0, dbeta_j = 0;
-    for (arma::uword i = 0; i < N; ++i) {
-      const double norm = (x_j[i] - mean[i]) * rstd[i];  // recomputed, not saved
-      const double dnorm = dout_j[i] * gamma_j;            // through y = gamma * norm + beta
-      dgamma_j += dout_j[i] * norm;                        // dgamma = sum over rows of dout * norm
-      dbeta_j += dout_j[i];                                // dbeta = sum over rows of dout
-      dnorm_mean[i] += dnorm;                              // sum of dnorm (the mean's path)
-      dnorm_norm_mean[i] += dnorm * norm;                  // sum of dnorm * norm (the variance's path)
-    }
-    g.dgamma(j) += dgamma_j;
-    g.dbeta(j) += dbeta_j;
-  }
-  if (g.dx.is_empty()) return;
-  dnorm_mean /= double(D);       // the sums become means
-  dnorm_norm_mean /= double(D);
-  for (arma::uword j = 0; j < D; ++j) {
-    const double* x_j = x.colptr(j);
-    const double* dout_j = dout.colptr(j);
-    double* dx_j = g.dx.colptr(j);
-    const double gamma_j = gamma(j);
-    for (arma::uword i = 0; i < N; ++i) {
-      const double norm = (x_j[i] - mean[i]) * rstd[i];
-      double dval = dout_j[i] * gamma_j;   // term 1: dnorm, straight through norm = (x - mean) * rstd
-      dval -= dnorm_mean[i];               // term 2: through the mean
-      dval -= norm * dnorm_norm_mean[i];   // term 3: through the variance (rstd)
-      dx_j[i] = dval * rstd[i];            // final scale by rstd
-    }
-  }
-}
-
-}  // namespace
+// The kernels (forward, and llm.c's backward term by term) are in ops/norm_kernels.cpp.
 
 // y = (x - mean) * rstd * gamma + beta, rstd = 1 / sqrt(var + eps); saves mean and rstd only.
 Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
@@ -197,16 +95,17 @@ Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
   tape_of("layernorm_fused", x, beta);
   check_norm_args("layernorm_fused", x, gamma, &beta, eps, 1, 2);
   arma::vec mean, rstd;
-  arma::mat y = layernorm_forward(x.value(), gamma.value(), beta.value(), eps, mean, rstd);
+  arma::mat y;
+  kernels::layernorm_forward(x.value(), gamma.value(), beta.value(), eps, mean, rstd, y);
   const std::size_t bytes = (mean.n_elem + rstd.n_elem) * sizeof(double);
   Var out = t.record(
       "layernorm_fused", {x, gamma, beta}, std::move(y),
       [mean = std::move(mean), rstd = std::move(rstd)](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
         const arma::uword D = x.n_cols;
-        NormGrads g{arma::mat(), arma::mat(1, D, arma::fill::zeros), arma::mat(1, D, arma::fill::zeros)};
+        kernels::NormGrads g{arma::mat(), arma::mat(1, D, arma::fill::zeros), arma::mat(1, D, arma::fill::zeros)};
         if (t.node(n.inputs[0]).requires_grad) g.dx.set_size(x.n_rows, D);
-        layernorm_backward(x, t.value(n.inputs[1]), n.grad, mean, rstd, g);
+        kernels::layernorm_backward(x, t.value(n.inputs[1]), n.grad, mean, rstd, g);
         if (!g.dx.is_empty()) t.accumulate(n.inputs[0], std::move(g.dx));  // moved: no N x D copy
         t.accumulate(n.inputs[1], std::move(g.dgamma));
         t.accumulate(n.inputs[2], std::move(g.dbeta));
@@ -241,83 +140,21 @@ Var rmsnorm_composed(Var x, Var gamma, double eps) { return rmsnorm_composed_ste
 
 // ---- RMSNorm, fused ---------------------------------------------------------
 
-namespace {
-
-// y = norm * gamma, norm = x * rstd, rstd = 1 / sqrt(mean(x^2) + eps); fills rstd.
-arma::mat rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arma::vec& rstd) {
-  const arma::uword N = x.n_rows, D = x.n_cols;
-  rstd.zeros(N);
-  arma::mat y(N, D, arma::fill::none);
-  if (N == 0) return y;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
-  for (arma::uword j = 0; j < D; ++j) {
-    const double* x_j = x.colptr(j);
-    for (arma::uword i = 0; i < N; ++i) rstd[i] += x_j[i] * x_j[i];  // the sum of squares, for now
-  }
-  for (arma::uword i = 0; i < N; ++i) rstd[i] = 1.0 / std::sqrt(rstd[i] / double(D) + eps);
-  for (arma::uword j = 0; j < D; ++j) {
-    const double* x_j = x.colptr(j);
-    double* y_j = y.colptr(j);
-    const double gamma_j = gamma(j);
-    for (arma::uword i = 0; i < N; ++i) {
-      const double norm = x_j[i] * rstd[i];  // normalise
-      y_j[i] = norm * gamma_j;               // scale
-    }
-  }
-  return y;
-}
-
-// As layernorm_backward, without the mean's path and without beta:
-//   dx = rstd * (dnorm - norm * dnorm_norm_mean),  dnorm = dout * gamma.
-void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
-                      const arma::vec& rstd, NormGrads& g) {
-  const arma::uword N = x.n_rows, D = x.n_cols;
-  if (N == 0) return;  // no rows: dgamma stays 0, dx is empty
-  arma::vec dnorm_norm_mean(N, arma::fill::zeros);  // per row
-  for (arma::uword j = 0; j < D; ++j) {
-    const double* x_j = x.colptr(j);
-    const double* dout_j = dout.colptr(j);
-    const double gamma_j = gamma(j);
-    double dgamma_j = 0;
-    for (arma::uword i = 0; i < N; ++i) {
-      const double norm = x_j[i] * rstd[i];     // recomputed, not saved
-      const double dnorm = dout_j[i] * gamma_j;  // through y = gamma * norm
-      dgamma_j += dout_j[i] * norm;              // dgamma = sum over rows of dout * norm
-      dnorm_norm_mean[i] += dnorm * norm;        // sum of dnorm * norm (the rms's path)
-    }
-    g.dgamma(j) += dgamma_j;
-  }
-  if (g.dx.is_empty()) return;
-  dnorm_norm_mean /= double(D);  // the sum becomes a mean
-  for (arma::uword j = 0; j < D; ++j) {
-    const double* x_j = x.colptr(j);
-    const double* dout_j = dout.colptr(j);
-    double* dx_j = g.dx.colptr(j);
-    const double gamma_j = gamma(j);
-    for (arma::uword i = 0; i < N; ++i) {
-      const double norm = x_j[i] * rstd[i];
-      double dval = dout_j[i] * gamma_j;   // term 1: dnorm, straight through norm = x * rstd
-      dval -= norm * dnorm_norm_mean[i];   // term 2: through the rms (rstd)
-      dx_j[i] = dval * rstd[i];            // final scale by rstd
-    }
-  }
-}
-
-}  // namespace
-
 // y = x * rstd * gamma, rstd = 1 / sqrt(mean(x^2) + eps); saves rstd only.
 Var rmsnorm_fused(Var x, Var gamma, double eps) {
   Tape& t = tape_of("rmsnorm_fused", x, gamma);
   check_norm_args("rmsnorm_fused", x, gamma, nullptr, eps, 1, 1);
   arma::vec rstd;
-  arma::mat y = rmsnorm_forward(x.value(), gamma.value(), eps, rstd);
+  arma::mat y;
+  kernels::rmsnorm_forward(x.value(), gamma.value(), eps, rstd, y);
   const std::size_t bytes = rstd.n_elem * sizeof(double);
   Var out = t.record(
       "rmsnorm_fused", {x, gamma}, std::move(y),
       [rstd = std::move(rstd)](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
-        NormGrads g{arma::mat(), arma::mat(1, x.n_cols, arma::fill::zeros), arma::mat()};
+        kernels::NormGrads g{arma::mat(), arma::mat(1, x.n_cols, arma::fill::zeros), arma::mat()};
         if (t.node(n.inputs[0]).requires_grad) g.dx.set_size(arma::size(x));
-        rmsnorm_backward(x, t.value(n.inputs[1]), n.grad, rstd, g);
+        kernels::rmsnorm_backward(x, t.value(n.inputs[1]), n.grad, rstd, g);
         if (!g.dx.is_empty()) t.accumulate(n.inputs[0], std::move(g.dx));  // moved: no N x D copy
         t.accumulate(n.inputs[1], std::move(g.dgamma));
       },
