@@ -18,8 +18,11 @@ struct Result {
   Timing time;
   long long saved_bytes = -1;  // tape.saved_bytes() after the forward; -1: not a tape case
   long long new_bytes = -1;    // of those, tensors the op created (not references to its inputs)
-  double min_bytes = 0;      // bytes the case must move at least (memory-bound cases), else 0
-  double gbps = 0;           // min_bytes / median time (the copy: its own bandwidth)
+  // The least memory traffic the case must cause (memory-bound cases), else 0:
+  // bytes it must read and bytes it must write. The table prices them at the
+  // read and non-temporal write rates measured in the same run (bound_seconds).
+  double read_bytes = 0, write_bytes = 0;
+  double gbps = 0;           // (read_bytes + write_bytes) / median time
   std::size_t ops = 0;       // ops per run when the figure of interest is time per op
   std::string note;
 };
@@ -32,25 +35,27 @@ struct Case {
 // "layernorm_fused/4096x768": what --case matches (the whole id or the name alone).
 std::string case_id(const std::string& name, const std::string& shape);
 
-// Every case, the memory-bandwidth reference first. quick: smaller copy and norm shapes.
+// Every case, the memory-bandwidth references first. quick: smaller buffers and norm shapes.
 std::vector<Case> all_cases(bool quick);
 
 // Pieces of all_cases, one per file.
-Case bandwidth_case(bool quick);
+// read (a sum), write (a fill), write_nt (a fill with non-temporal stores), copy.
+std::vector<Case> bandwidth_cases(bool quick);
 std::vector<Case> norm_cases(bool quick);
 Case overhead_case();
 Case digits_epoch_case();
+Case gpt_step_case(bool fused);  // bench/cases_gpt.cpp
 
 // Makes BLAS single-threaded (OpenBLAS reads OPENBLAS_NUM_THREADS only at load time).
 void set_blas_threads(int n);
 
-// glibc returns large freed blocks to the kernel (munmap, trimming the heap),
-// so the next run of a case page-faults its matrices in again: on this kind of
-// VM that costs more than LayerNorm itself. keep_freed_memory() makes this
-// process keep and reuse freed memory (no mmap, no trimming); the peer gets
-// the same policy through kKeepMemoryEnv, so the ratio compares the work.
-void keep_freed_memory();
-extern const char* const kKeepMemoryNote;  // what the table's header says
-extern const char* const kKeepMemoryEnv;   // the same policy for another process
+// The memory policy is the library's (autograd/memory.h): the first Tape
+// keeps freed memory for reuse. The peer gets the same policy through
+// kKeepMemoryEnv, so the ratio compares the work, not the page faults.
+extern const char* const kKeepMemoryEnv;
+
+// Buffers for the bandwidth cases and the cold-cache eviction: 1.25 x the
+// last-level cache (from sysfs), at least 256 MB, so nothing they touch stays cached.
+std::size_t large_buffer_bytes();
 
 }  // namespace bench
