@@ -9,7 +9,8 @@ std::vector<Case> all_cases(bool quick) {
   for (Case& c : norm_cases(quick)) cases.push_back(std::move(c));
   cases.push_back(overhead_case());
   cases.push_back(digits_epoch_case());
-  cases.push_back(gpt_step_case());
+  cases.push_back(gpt_step_case(false));
+  cases.push_back(gpt_step_case(true));
   return cases;
 }
 

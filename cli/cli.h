@@ -45,5 +45,6 @@ int cmd_notebook(const std::vector<std::string>& args);
 int cmd_grade(const std::vector<std::string>& args);
 int cmd_layernorm(const std::vector<std::string>& args);
 int cmd_graph(const std::vector<std::string>& args);
+int cmd_sample(const std::vector<std::string>& args);
 
 }  // namespace cli

@@ -24,8 +24,9 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"demo", "a tiny expression, its tape and its gradients", cli::cmd_demo},
       {"gradcheck", "check every op's backward against finite differences", cli::cmd_gradcheck},
-      {"train", "train an MLP on a dataset; write metrics, curves and a checkpoint", cli::cmd_train},
-      {"compare", "train one model per --impl or --norm value; overlay the curves", cli::cmd_compare},
+      {"train", "train an MLP (or a GPT on text); write metrics, curves and a checkpoint", cli::cmd_train},
+      {"sample", "print new words (lines) from a GPT trained by autograd train --model gpt", cli::cmd_sample},
+      {"compare", "train one model per --impl, --norm or --norm-placement value; overlay the curves", cli::cmd_compare},
       {"eval", "loss and accuracy of a saved model on a dataset", cli::cmd_eval},
       {"fuzz", "check random expression graphs against finite differences", cli::cmd_fuzz},
       {"bench", "time LayerNorm, per-op overhead and training against PyTorch", cli::cmd_bench},

@@ -6,28 +6,91 @@
 #include <sstream>
 
 #include "data/csv.h"
+#include "data/text.h"
 
 namespace cli {
 
 void add_train_options(po::options_description& options, TrainOptions& v, const std::string& out_default) {
   options.add_options()
-      ("dataset", po::value(&v.dataset)->default_value(v.dataset), "moons, circles, spirals, xor, sine, digits or FILE.csv")
-      ("label", po::value(&v.label), "CSV: the label column (header name or 1-based number; default: the last)")
-      ("hidden", po::value(&v.hidden)->default_value(v.hidden), "hidden layer sizes, comma-separated (\"\" for none)")
-      ("norm", po::value(&v.norm)->default_value(v.norm), "none, layernorm or rmsnorm (after each hidden Linear)")
-      ("impl", po::value(&v.impl)->default_value(v.impl), "composed or fused norm implementation")
-      ("activation", po::value(&v.activation)->default_value(v.activation), "relu, tanh or gelu")
-      ("optimizer", po::value(&v.optimizer)->default_value(v.optimizer), "sgd, adam or adamw")
-      ("lr", po::value(&v.lr)->default_value(v.lr, "0.001"), "learning rate")
-      ("momentum", po::value(&v.momentum)->default_value(v.momentum, "0.9"), "sgd momentum")
-      ("weight-decay", po::value(&v.weight_decay)->default_value(v.weight_decay, "0"), "weight decay")
-      ("schedule", po::value(&v.schedule)->default_value(v.schedule), "learning rate: constant, step (x0.1 every third of the run) or cosine")
-      ("clip", po::value(&v.clip)->default_value(v.clip, "0"), "clip the gradient norm to this (0: off)")
-      ("epochs", po::value(&v.epochs)->default_value(v.epochs), "passes over the training set")
-      ("batch-size", po::value(&v.batch_size)->default_value(v.batch_size), "samples per step")
+      ("model", po::value(&v.model)->default_value(v.model), "mlp (a table of numbers) or gpt (a character-level GPT on text)")
+      ("dataset", po::value(&v.dataset)->default_value(v.dataset), "mlp: moons, circles, spirals, xor, sine, digits or FILE.csv; gpt: words (default) or FILE.txt")
+      ("label", po::value(&v.label), "mlp, CSV: the label column (header name or 1-based number; default: the last)")
+      ("hidden", po::value(&v.hidden)->default_value(v.hidden), "mlp: hidden layer sizes, comma-separated (\"\" for none)")
+      ("norm", po::value(&v.norm)->default_value(v.norm), "none, layernorm or rmsnorm (mlp: after each hidden Linear; gpt: layernorm or rmsnorm, the default layernorm)")
+      ("impl", po::value(&v.impl)->default_value(v.impl), "composed or fused norm implementation (gpt: and softmax)")
+      ("activation", po::value(&v.activation)->default_value(v.activation), "mlp: relu, tanh or gelu")
+      ("optimizer", po::value(&v.optimizer)->default_value(v.optimizer), "sgd, adam or adamw (gpt: adam or adamw, the default adamw)")
+      ("lr", po::value(&v.lr)->default_value(v.lr, "0.001"), "learning rate (gpt: the peak, default 0.003)")
+      ("momentum", po::value(&v.momentum)->default_value(v.momentum, "0.9"), "mlp, sgd: momentum")
+      ("weight-decay", po::value(&v.weight_decay)->default_value(v.weight_decay, "0"), "weight decay (gpt: default 0.01)")
+      ("schedule", po::value(&v.schedule)->default_value(v.schedule), "learning rate: constant, step (x0.1 every third of the run) or cosine (gpt: warm-up then cosine to lr/10, the default)")
+      ("clip", po::value(&v.clip)->default_value(v.clip, "0"), "clip the gradient norm to this (0: off; gpt: default 1)")
+      ("epochs", po::value(&v.epochs)->default_value(v.epochs), "passes over the training set (gpt: default 2)")
+      ("batch-size", po::value(&v.batch_size)->default_value(v.batch_size), "samples per step (gpt: lines per step)")
       ("seed", po::value(&v.seed)->default_value(v.seed), "seed for the data, the split, the weights and the batches")
-      ("validation", po::value(&v.validation)->default_value(v.validation, "0.2"), "fraction held out for validation")
-      ("out", po::value(&v.out)->default_value(out_default), "output directory");
+      ("validation", po::value(&v.validation)->default_value(v.validation, "0.2"), "fraction held out for validation (gpt: of the lines, default 0.1)")
+      ("out", po::value(&v.out)->default_value(out_default), "output directory")
+      ("layers", po::value(&v.layers)->default_value(v.layers), "gpt: transformer blocks")
+      ("heads", po::value(&v.heads)->default_value(v.heads), "gpt: attention heads per block")
+      ("width", po::value(&v.width)->default_value(v.width), "gpt: embedding width (a multiple of --heads)")
+      ("context", po::value(&v.context)->default_value(v.context), "gpt: the longest sequence it reads (longer lines are cut into pieces)")
+      ("norm-placement", po::value(&v.norm_placement)->default_value(v.norm_placement), "gpt: pre (GPT-2), post (after the residual) or none")
+      ("dropout", po::value(&v.dropout)->default_value(v.dropout, "0"), "gpt: dropout on attention weights and block outputs")
+      ("warmup", po::value(&v.warmup)->default_value(v.warmup), "gpt: steps of linear learning-rate warm-up (cosine schedule)");
+}
+
+namespace {
+const std::vector<std::string> kMlpOnly = {"hidden", "activation", "label", "momentum"};
+const std::vector<std::string> kGptOnly = {"layers", "heads", "width", "context", "norm-placement", "dropout", "warmup"};
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "--" : ", --") + n;
+  return text;
+}
+
+void refuse_foreign(const po::variables_map& vm, const std::vector<std::string>& foreign, const std::string& model,
+                    const std::vector<std::string>& own) {
+  for (const std::string& name : foreign) {
+    if (vm.count(name) && !vm[name].defaulted()) {
+      throw UsageError("--" + name + " does not apply to --model " + model + " (its own options: " + listed(own) + ")");
+    }
+  }
+}
+
+// A shared option the user left alone takes the GPT's default.
+template <class T>
+void gpt_default(const po::variables_map& vm, const char* name, T& value, T gpt_value) {
+  if (!vm.count(name) || vm[name].defaulted()) value = gpt_value;
+}
+}  // namespace
+
+bool is_gpt(const TrainOptions& v) { return v.model == "gpt"; }
+
+void resolve_model_options(const po::variables_map& vm, TrainOptions& v) {
+  if (v.model != "mlp" && v.model != "gpt") throw UsageError("--model '" + v.model + "' is not one of mlp, gpt");
+  if (!is_gpt(v)) {
+    refuse_foreign(vm, kGptOnly, "mlp", kMlpOnly);
+    if (ag::is_text_dataset(v.dataset)) {
+      throw UsageError("--dataset " + v.dataset + " is text, one sequence per line: train a GPT on it with --model gpt");
+    }
+    return;
+  }
+  refuse_foreign(vm, kMlpOnly, "gpt", kGptOnly);
+  const ag::LmConfig d;
+  gpt_default(vm, "dataset", v.dataset, d.dataset);
+  gpt_default(vm, "norm", v.norm, std::string(ag::norm_name(d.norm)));
+  gpt_default(vm, "optimizer", v.optimizer, d.optimizer);
+  gpt_default(vm, "lr", v.lr, d.lr);
+  gpt_default(vm, "weight-decay", v.weight_decay, d.weight_decay);
+  gpt_default(vm, "schedule", v.schedule, std::string(d.cosine ? "cosine" : "constant"));
+  gpt_default(vm, "clip", v.clip, d.clip);
+  gpt_default(vm, "epochs", v.epochs, static_cast<long long>(d.epochs));
+  gpt_default(vm, "batch-size", v.batch_size, static_cast<long long>(d.batch_size));
+  gpt_default(vm, "validation", v.validation, d.validation_fraction);
+  if (!ag::is_text_dataset(v.dataset)) {
+    throw UsageError("--model gpt trains on text: --dataset words or a FILE.txt, not '" + v.dataset + "'");
+  }
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -91,6 +154,54 @@ ag::TrainConfig make_config(const TrainOptions& v, const std::string& norm, cons
   c.clip = v.clip;
   c.epochs = static_cast<int>(v.epochs);
   c.batch_size = static_cast<arma::uword>(v.batch_size);
+  c.seed = static_cast<std::uint64_t>(v.seed);
+  c.validation_fraction = v.validation;
+  return c;
+}
+
+namespace {
+long long within(const std::string& option, long long value, long long lo, long long hi) {
+  require(value >= lo && value <= hi, "--" + option + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                                          ", got " + std::to_string(value));
+  return value;
+}
+}  // namespace
+
+ag::LmConfig make_lm_config(const TrainOptions& v, const std::string& placement, const std::string& norm,
+                            const std::string& impl) {
+  require(std::isfinite(v.lr) && v.lr > 0, "--lr must be a positive number, got " + num(v.lr));
+  require(std::isfinite(v.weight_decay) && v.weight_decay >= 0, "--weight-decay must be 0 or more, got " + num(v.weight_decay));
+  require(std::isfinite(v.clip) && v.clip >= 0, "--clip must be 0 (off) or more, got " + num(v.clip));
+  require(v.validation > 0 && v.validation < 1, "--validation must be above 0 and below 1 for --model gpt, got " + num(v.validation));
+  require(v.dropout >= 0 && v.dropout < 1, "--dropout must be in [0, 1), got " + num(v.dropout));
+  require(v.seed >= 0, "--seed must be 0 or more, got " + std::to_string(v.seed));
+  require(v.optimizer == "adam" || v.optimizer == "adamw", "--optimizer '" + v.optimizer + "' is not one of adam, adamw (--model gpt)");
+  require(v.schedule == "cosine" || v.schedule == "constant",
+          "--schedule '" + v.schedule + "' is not one of cosine, constant (--model gpt)");
+  ag::LmConfig c;
+  c.layers = static_cast<arma::uword>(within("layers", v.layers, 1, 48));
+  c.heads = static_cast<arma::uword>(within("heads", v.heads, 1, 64));
+  c.width = static_cast<arma::uword>(within("width", v.width, 1, 1024));
+  require(c.width % c.heads == 0, "--width " + std::to_string(c.width) + " must be a multiple of --heads " + std::to_string(c.heads));
+  c.context = static_cast<arma::uword>(within("context", v.context, 1, 1024));
+  c.epochs = static_cast<int>(within("epochs", v.epochs, 1, 1000000));
+  c.batch_size = static_cast<arma::uword>(within("batch-size", v.batch_size, 1, 4096));
+  c.warmup = static_cast<int>(within("warmup", v.warmup, 0, 1000000000));
+  try {
+    c.placement = ag::parse_placement(placement);
+    c.norm = ag::parse_norm(norm);
+    c.impl = ag::parse_impl(impl);
+  } catch (const ag::Error& e) {
+    throw UsageError(e.what());
+  }
+  require(c.norm != ag::Norm::None, "--norm none: a GPT's norm is layernorm or rmsnorm (for no norm: --norm-placement none)");
+  c.dataset = v.dataset;
+  c.dropout = v.dropout;
+  c.optimizer = v.optimizer;
+  c.lr = v.lr;
+  c.weight_decay = v.weight_decay;
+  c.cosine = v.schedule == "cosine";
+  c.clip = v.clip;
   c.seed = static_cast<std::uint64_t>(v.seed);
   c.validation_fraction = v.validation;
   return c;

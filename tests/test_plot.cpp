@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "train/plot.h"
@@ -80,6 +81,38 @@ BOOST_AUTO_TEST_CASE(a_quote_in_the_title_is_drawn_not_run) {
   BOOST_TEST(r.written, r.message);
   BOOST_TEST(!fs::exists(s.dir / "x"));
   BOOST_TEST(!fs::exists("x"));
+}
+
+BOOST_AUTO_TEST_CASE(a_hostile_reference_label_is_drawn_not_run) {
+  Scratch s;
+  ::setenv("AUTOGRAD_TEST_PWNED", (s.dir / "PWNED").c_str(), 1);
+  const ag::PlotStyle style{"step", false, 0.9, "it's ' ; system(\"touch $AUTOGRAD_TEST_PWNED\") ; '\nsystem('touch x')"};
+  const ag::PlotResult r = ag::plot_curves((s.dir / "curves.png").string(), two_epochs(), "t", style);
+  BOOST_TEST(r.written, r.message);
+  BOOST_TEST(!fs::exists(s.dir / "PWNED"));
+  BOOST_TEST(!fs::exists("x"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(styles)
+
+// The language model's style (linear loss axis, the baseline as a line) draws
+// another picture than the default; an infinite or zero reference draws none.
+BOOST_AUTO_TEST_CASE(the_reference_line_and_the_linear_axis_change_the_picture) {
+  Scratch s;
+  const auto draw = [&](const std::string& name, const ag::PlotStyle& style) {
+    const ag::PlotResult r = ag::plot_curves((s.dir / name).string(), two_epochs(), "t", style);
+    BOOST_TEST_REQUIRE(r.written, r.message);
+    return slurp(s.dir / name);
+  };
+  const std::string plain = draw("plain.png", {});
+  const std::string linear = draw("linear.png", {"epoch", false, 0, ""});
+  const std::string line = draw("line.png", {"epoch", false, 0.9, "bigram baseline"});
+  const std::string inf = draw("inf.png", {"epoch", false, std::numeric_limits<double>::infinity(), "bigram baseline"});
+  BOOST_TEST((plain != linear));
+  BOOST_TEST((linear != line));
+  BOOST_TEST((inf == linear));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

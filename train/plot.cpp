@@ -43,9 +43,9 @@ Points column(const std::vector<EpochMetrics>& history, double EpochMetrics::*fi
 
 // One panel: for every curve a solid train line and a dashed validation line in the same colour.
 void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, double EpochMetrics::*train,
-                double EpochMetrics::*val, double scale) {
+                double EpochMetrics::*val, double scale, const std::string& reference = "") {
   const bool several = curves.size() > 1;
-  std::string command = "plot ";
+  std::string command = "plot " + reference;
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const std::string name = several ? curves[i].label + " " : "";
     const std::string colour = " lc " + std::to_string(i + 1);
@@ -61,16 +61,25 @@ void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, double EpochMetri
 
 // gnuplot runs inside `work` and writes plot.png and gnuplot.log there: no
 // path the user chose ever appears in a gnuplot command.
-void draw(const std::string& work, const std::vector<Curve>& curves, const std::string& title) {
+void draw(const std::string& work, const std::vector<Curve>& curves, const std::string& title, const PlotStyle& style) {
   const bool accuracy = !curves.empty() && !curves[0].history.empty() && !std::isnan(curves[0].history[0].val_accuracy);
-  const std::size_t epochs = curves.empty() ? 1 : curves[0].history.size();
+  const bool points = !curves.empty() && !curves[0].history.empty();
+  const int first = points ? curves[0].history.front().epoch : 1;
+  const int last = std::max(points ? curves[0].history.back().epoch : 1, first + 1);
   Gnuplot gp("cd " + shell_quote(work) + " && exec gnuplot 2>gnuplot.log");
   gp << "set terminal pngcairo size " << (accuracy ? 1200 : 700) << ",480 enhanced font 'DejaVu Sans,11'\n"
      << "set output 'plot.png'\n"
      << "set multiplot layout 1," << (accuracy ? 2 : 1) << " title " << quoted(title) << " font ',14'\n"
-     << "set grid\nset xlabel 'epoch'\nset xrange [1:" << std::max<std::size_t>(epochs, 2) << "]\n"
-     << "set title 'Loss'\nset ylabel 'loss (log scale)'\nset logscale y\nset key top right\n";
-  plot_panel(gp, curves, &EpochMetrics::train_loss, &EpochMetrics::val_loss, 1.0);
+     << "set grid\nset xlabel " << quoted(style.x_label) << "\nset xrange [" << first << ":" << last << "]\n"
+     << "set title 'Loss'\nset key top right\n"
+     << (style.log_loss ? "set ylabel 'loss (log scale)'\nset logscale y\n" : "set ylabel 'loss'\n");
+  // gnuplot prints a finite double exactly enough with 17 digits; the label is a quoted literal.
+  char reference[200] = "";
+  if (style.reference > 0 && std::isfinite(style.reference)) {
+    std::snprintf(reference, sizeof reference, "%.17g with lines lw 2 dt 3 lc rgb 'gray50' title ", style.reference);
+  }
+  plot_panel(gp, curves, &EpochMetrics::train_loss, &EpochMetrics::val_loss, 1.0,
+             reference[0] ? std::string(reference) + quoted(style.reference_label) + ", " : "");
   if (accuracy) {
     gp << "unset logscale y\nset title 'Accuracy'\nset ylabel 'accuracy (%)'\nset key bottom right\n";
     plot_panel(gp, curves, &EpochMetrics::train_accuracy, &EpochMetrics::val_accuracy, 100.0);
@@ -114,7 +123,8 @@ bool gnuplot_available() {
   return false;
 }
 
-PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& curves, const std::string& title) {
+PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& curves, const std::string& title,
+                       const PlotStyle& style) {
   namespace fs = std::filesystem;
   if (!gnuplot_available()) {
     return {false, "gnuplot was not found, so " + png_path + " was not drawn (apt-get install gnuplot-nox)"};
@@ -132,7 +142,7 @@ PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& cu
     return {false, "could not create a temporary folder beside " + png_path + " to draw the plot in"};
   }
   const fs::path work(pattern);
-  draw(work.string(), curves, title);
+  draw(work.string(), curves, title, style);
   const std::string gnuplot_said = last_line((work / "gnuplot.log").string());
   PlotResult result{true, ""};
   if (!is_complete_png((work / "plot.png").string())) {

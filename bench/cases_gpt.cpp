@@ -1,0 +1,85 @@
+// One training step of the default tiny GPT (`autograd train --model gpt`):
+// forward, cross-entropy, backward, gradient clipping and an AdamW step, on a
+// fixed batch of 32 words. Hundreds of small nodes per step (per sequence,
+// per head), so it measures the framework's overhead at a transformer's shape.
+#include <vector>
+
+#include "autograd/tape.h"
+#include "bench/cases.h"
+#include "data/text.h"
+#include "nn/gpt.h"
+#include "nn/optim.h"
+#include "ops/losses.h"
+#include "train/lm_trainer.h"
+
+namespace bench {
+
+namespace {
+
+constexpr std::size_t kGptBatch = 32;
+
+// The first 32 words of the list, in the file's order, framed by the boundary:
+// the peer builds the same batch from the same file without our split.
+struct GptBatch {
+  arma::uvec input, target;
+  std::vector<arma::uword> lengths;
+};
+GptBatch first_words(const ag::TextData& words, arma::uword context) {
+  const std::vector<std::vector<arma::uword>> lines(words.lines.begin(), words.lines.begin() + kGptBatch);
+  std::vector<arma::uword> in, out;
+  GptBatch b;
+  for (const ag::Sequence& s : ag::make_sequences(lines, context)) {
+    in.insert(in.end(), s.input.begin(), s.input.end());
+    out.insert(out.end(), s.target.begin(), s.target.end());
+    b.lengths.push_back(s.input.n_elem);
+  }
+  b.input = arma::uvec(in);
+  b.target = arma::uvec(out);
+  return b;
+}
+
+}  // namespace
+
+// The defaults of `autograd train --model gpt` (ag::LmConfig): 4 pre-LN blocks
+// of width 64 with 4 heads, context 32, composed LayerNorm and softmax, AdamW
+// (lr 3e-3, weight decay 0.01), gradient norm clipped to 1; `fused`: the same
+// with --impl fused (fused LayerNorm and softmax, PyTorch's kernels).
+Case gpt_step_case(bool fused) {
+  const std::string shape = fused ? "4x64 b32 fused" : "4x64 b32";
+  return {"gpt_step", shape, [fused, shape](const Plan& plan) {
+            ag::LmConfig config;
+            config.impl = fused ? ag::Impl::Fused : ag::Impl::Composed;
+            const ag::TextData words = ag::load_words();
+            const GptBatch batch = first_words(words, config.context);
+            ag::Rng rng(1);
+            ag::Gpt model(ag::gpt_spec(config, words.vocab.size()), rng);
+            ag::AdamOptions adam;
+            adam.lr = config.lr;
+            adam.weight_decay = config.weight_decay;
+            ag::AdamW optimizer(model.parameters(), adam);
+            ag::Tape tape;
+            double last_loss = 0;
+            auto body = [&] {
+              tape.clear();
+              optimizer.zero_grad();
+              ag::Var loss = ag::softmax_cross_entropy(model.logits(tape, batch.input, batch.lengths), batch.target);
+              tape.backward(loss);
+              ag::clip_grad_norm(model.parameters(), config.clip);
+              optimizer.step();
+              last_loss = loss.value()(0);
+              keep(&last_loss);
+            };
+            Result r;
+            r.name = "gpt_step";
+            r.shape = shape;
+            ag::softmax_cross_entropy(model.logits(tape, batch.input, batch.lengths), batch.target);
+            r.saved_bytes = static_cast<long long>(tape.saved_bytes());  // one step's tape
+            tape.clear();
+            r.time = measure({}, body, plan);
+            r.note = std::to_string(batch.target.n_elem) + " tokens, " + ag::impl_name(config.impl) +
+                     " LN and softmax, AdamW; saved: one step";
+            return r;
+          }};
+}
+
+}  // namespace bench

@@ -1,0 +1,69 @@
+// The transformer block: attention and a GELU feed-forward network, each with
+// a residual connection, and a norm whose place is a parameter:
+//   post-LN (Vaswani et al. 2017; the seeds' "normalise after adding the residual"):
+//            x = norm1(x + attn(x));       x = norm2(x + ffn(x))
+//   pre-LN  (GPT-2):  x = x + attn(norm1(x));  x = x + ffn(norm2(x))
+//   none:             x = x + attn(x);         x = x + ffn(x)
+// The norm is LayerNorm or RMSNorm, composed or fused (nn/norm.h); the same
+// Impl picks the attention's softmax.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/attention.h"
+#include "nn/mlp.h"
+
+namespace ag {
+
+enum class Placement { Pre, Post, None };
+const char* placement_name(Placement p);       // "pre", "post", "none"
+Placement parse_placement(const std::string& s);  // throws Error on anything else
+
+// ffn(x) = gelu(x W1 + b1) W2 + b2, W1: width x 4 width (GPT-2's expansion).
+class FeedForward : public Module {
+ public:
+  FeedForward(const std::string& name, arma::uword width, Rng& rng, double dropout = 0.0, std::uint64_t dropout_seed = 0);
+  Var forward(Var x) override;
+  std::vector<Parameter*> parameters() override { return {&fc.weight, &fc.bias, &proj.weight, &proj.bias}; }
+  std::string describe() const override;
+
+  Linear fc, proj;
+
+ private:
+  double dropout_;
+  Rng dropout_rng_;
+};
+
+struct BlockSpec {
+  arma::uword width = 64;
+  arma::uword heads = 4;
+  Placement placement = Placement::Pre;
+  Norm norm = Norm::LayerNorm;  // ignored (no norm) when placement is None
+  Impl impl = Impl::Composed;
+  double dropout = 0.0;
+};
+
+class TransformerBlock : public Module {
+ public:
+  // Parameters "<name>.norm1.*", "<name>.attn.*", "<name>.norm2.*", "<name>.ffn.*".
+  TransformerBlock(const std::string& name, const BlockSpec& spec, Rng& rng, std::uint64_t dropout_seed = 0);
+  Var forward(Var x) override { return forward(x, {x.rows()}); }
+  Var forward(Var x, const std::vector<arma::uword>& lengths);
+  std::vector<Parameter*> parameters() override;
+  std::string describe() const override;
+  void train(bool on = true) override;
+
+ private:
+  BlockSpec spec_;
+  std::unique_ptr<Module> norm1_, norm2_;  // null when placement is None
+  CausalSelfAttention attn_;
+  FeedForward ffn_;
+};
+
+// A LayerNorm or RMSNorm module named `name` (nullptr for Norm::None).
+std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uword width, Impl impl);
+
+}  // namespace ag

@@ -1,0 +1,280 @@
+#include "train/lm_trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "data/csv.h"
+#include "data/datasets.h"
+#include "nn/optim.h"
+#include "ops/losses.h"
+#include "ops/softmax.h"
+
+namespace ag {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t kEvalSequences = 64;  // sequences per forward pass when evaluating
+
+void validate(const LmConfig& c) {
+  if (c.epochs < 1) throw Error("train: epochs must be at least 1, got " + std::to_string(c.epochs));
+  if (c.batch_size < 1) throw Error("train: the batch size must be at least 1");
+  if (!(c.lr > 0) || !std::isfinite(c.lr)) throw Error("train: the learning rate must be a positive number");
+  if (c.warmup < 0) throw Error("train: the warm-up must be 0 steps or more");
+  if (!(c.validation_fraction > 0 && c.validation_fraction < 1)) {
+    throw Error("train: a language model needs a validation fraction in (0, 1) to report its loss against the bigram");
+  }
+  if (c.optimizer != "adam" && c.optimizer != "adamw") {
+    throw Error("train: the GPT trains with adam or adamw, not '" + c.optimizer + "'");
+  }
+}
+
+// The tokens of sequences[rows] one after another, their targets, and each one's length.
+struct Batch {
+  arma::uvec input, target;
+  std::vector<arma::uword> lengths;
+};
+Batch gather(const std::vector<Sequence>& sequences, const arma::uvec& rows) {
+  Batch b;
+  std::size_t n = 0;
+  for (arma::uword r : rows) n += sequences[r].input.n_elem;
+  b.input.set_size(n);
+  b.target.set_size(n);
+  std::size_t at = 0;
+  for (arma::uword r : rows) {
+    const Sequence& s = sequences[r];
+    b.input.subvec(at, at + s.input.n_elem - 1) = s.input;
+    b.target.subvec(at, at + s.input.n_elem - 1) = s.target;
+    b.lengths.push_back(s.input.n_elem);
+    at += s.input.n_elem;
+  }
+  return b;
+}
+
+struct StepContext {
+  Gpt& model;
+  Optimizer& optimizer;
+  const LmConfig& config;
+  Tape& tape;
+  long long step = 0, total = 0;
+};
+
+// One step on one batch; returns the batch's mean loss per target.
+double train_step(StepContext& ctx, const Batch& batch, int epoch, std::size_t s, std::size_t steps) {
+  ctx.optimizer.set_lr(lm_learning_rate(ctx.config, ctx.step++, ctx.total));
+  ctx.tape.clear();
+  Var loss = softmax_cross_entropy(ctx.model.logits(ctx.tape, batch.input, batch.lengths), batch.target);
+  const double value = loss.item();
+  if (!std::isfinite(value)) {
+    throw TrainingDiverged("the loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") + " at epoch " +
+                           std::to_string(epoch) + ", step " + std::to_string(s + 1) + " of " + std::to_string(steps) +
+                           " (try a smaller learning rate)");
+  }
+  ctx.optimizer.zero_grad();
+  ctx.tape.backward(loss);
+  if (ctx.config.clip > 0) clip_grad_norm(ctx.model.parameters(), ctx.config.clip);
+  ctx.optimizer.step();
+  return value;
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const LmConfig& c, std::vector<Parameter*> params) {
+  AdamOptions adam;
+  adam.lr = c.lr;
+  adam.beta2 = 0.99;  // makemore's and nanoGPT's small-model choice: adapts faster than 0.999
+  adam.weight_decay = c.weight_decay;
+  if (c.optimizer == "adamw") return std::make_unique<AdamW>(std::move(params), adam);
+  return std::make_unique<Adam>(std::move(params), adam);
+}
+
+}  // namespace
+
+double lm_learning_rate(const LmConfig& c, long long step, long long total) {
+  if (!c.cosine) return c.lr;
+  const long long warmup = std::min<long long>(c.warmup, total / 2);
+  if (step < warmup) return c.lr * static_cast<double>(step + 1) / static_cast<double>(warmup);
+  const double progress = total - warmup <= 1 ? 1.0 : static_cast<double>(step - warmup) / static_cast<double>(total - warmup - 1);
+  const double min_lr = c.lr / 10;
+  return min_lr + (c.lr - min_lr) * 0.5 * (1 + std::cos(M_PI * std::min(progress, 1.0)));
+}
+
+LmData prepare_lm_data(const LmConfig& config) {
+  LmData d;
+  d.text = load_text_dataset(config.dataset);
+  if (d.text.lines.size() < 2) {
+    throw DataError(config.dataset + ": needs at least 2 lines (one to train on, one to validate), has " +
+                    std::to_string(d.text.lines.size()));
+  }
+  Rng split_rng(derive_seed(config.seed, 2));
+  d.split = split_lines(d.text, config.validation_fraction, split_rng);
+  d.train = make_sequences(d.split.train, config.context);
+  d.validation = make_sequences(d.split.validation, config.context);
+  d.bigram_val_loss = fit_bigram(d.train, d.text.vocab.size()).loss(d.validation);
+  return d;
+}
+
+GptSpec gpt_spec(const LmConfig& c, arma::uword vocab) {
+  GptSpec spec;
+  spec.vocab = vocab;
+  spec.context = c.context;
+  spec.layers = c.layers;
+  spec.block.width = c.width;
+  spec.block.heads = c.heads;
+  spec.block.placement = c.placement;
+  spec.block.norm = c.placement == Placement::None ? Norm::None : c.norm;
+  spec.block.impl = c.impl;
+  spec.block.dropout = c.dropout;
+  return spec;
+}
+
+double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, Tape& tape) {
+  if (sequences.empty()) return kNaN;
+  const bool was_training = model.training();
+  model.eval();
+  double total = 0;
+  std::size_t n = 0;
+  for (std::size_t first = 0; first < sequences.size(); first += kEvalSequences) {
+    const std::size_t last = std::min(first + kEvalSequences, sequences.size()) - 1;
+    const Batch batch = gather(sequences, arma::regspace<arma::uvec>(first, last));
+    tape.clear();
+    NoGrad no_grad(tape);
+    const double loss = softmax_cross_entropy(model.logits(tape, batch.input, batch.lengths), batch.target).item();
+    total += loss * static_cast<double>(batch.target.n_elem);
+    n += batch.target.n_elem;
+  }
+  model.train(was_training);
+  return total / static_cast<double>(n);
+}
+
+LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks) {
+  validate(config);
+  LmRun run;
+  run.data = std::move(data);
+  run.spec = gpt_spec(config, run.data.text.vocab.size());
+  Rng init_rng(derive_seed(config.seed, 3));
+  run.model = std::make_unique<Gpt>(run.spec, init_rng, derive_seed(config.seed, 5));
+  std::unique_ptr<Optimizer> optimizer = make_optimizer(config, run.model->parameters());
+  Rng batch_rng(derive_seed(config.seed, 4));
+  Tape tape, eval_tape;
+  const std::size_t per_epoch = (run.data.train.size() + config.batch_size - 1) / config.batch_size;
+  StepContext ctx{*run.model, *optimizer, config, tape, 0, static_cast<long long>(per_epoch) * config.epochs};
+  const std::size_t evals = std::min<std::size_t>(std::max(config.evals_per_epoch, 1), per_epoch);
+  const auto start = std::chrono::steady_clock::now();
+  double loss_sum = 0, interval_sum = 0;
+  std::size_t seen = 0, interval_seen = 0;
+  for (int epoch = 1; epoch <= config.epochs; ++epoch) {
+    const std::vector<arma::uvec> batches = shuffled_batches(run.data.train.size(), config.batch_size, batch_rng);
+    loss_sum = 0;
+    seen = 0;
+    for (std::size_t s = 0, next_eval = 1; s < batches.size(); ++s) {
+      const Batch batch = gather(run.data.train, batches[s]);
+      const double loss = train_step(ctx, batch, epoch, s, batches.size());
+      const double n = static_cast<double>(batch.target.n_elem);
+      loss_sum += loss * n;  // for the progress bar: this epoch so far
+      interval_sum += loss * n;  // for the curve: since the last evaluation
+      seen += batch.target.n_elem;
+      interval_seen += batch.target.n_elem;
+      if (callbacks.on_step) {
+        callbacks.on_step({epoch, config.epochs, s + 1, batches.size(), loss_sum / static_cast<double>(seen), kNaN});
+      }
+      if (s + 1 != (next_eval * batches.size()) / evals) continue;  // evaluate evals times, evenly spread
+      ++next_eval;
+      const double val = evaluate_lm(*run.model, run.data.validation, eval_tape);
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      run.history.push_back({ctx.step, (epoch - 1) + static_cast<double>(s + 1) / static_cast<double>(batches.size()),
+                             interval_sum / static_cast<double>(interval_seen), val, elapsed.count()});
+      interval_sum = 0;
+      interval_seen = 0;
+      if (callbacks.on_eval) callbacks.on_eval(run.history.back());
+    }
+  }
+  return run;
+}
+
+namespace {
+std::string number(double v) {
+  if (std::isnan(v)) return "nan";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+std::string csv_row(const LmPoint& p) {
+  return std::to_string(p.step) + "," + number(p.epoch) + "," + number(p.train_loss) + "," + number(p.val_loss) + "," +
+         number(p.seconds) + "\n";
+}
+}  // namespace
+
+std::string lm_metrics_csv(const std::vector<LmPoint>& history) {
+  std::string text = "step,epoch,train_loss,val_loss,seconds\n";
+  for (const LmPoint& p : history) text += csv_row(p);
+  return text;
+}
+
+std::string lm_compare_csv(const std::vector<std::string>& labels, const std::vector<std::vector<LmPoint>>& runs) {
+  std::string text = "run,step,epoch,train_loss,val_loss,seconds\n";
+  for (std::size_t i = 0; i < runs.size() && i < labels.size(); ++i) {
+    for (const LmPoint& p : runs[i]) text += labels[i] + "," + csv_row(p);
+  }
+  return text;
+}
+
+std::string lm_point_line(const LmPoint& p, long long total_steps) {
+  char line[160];
+  const int width = static_cast<int>(std::to_string(total_steps).size());
+  std::snprintf(line, sizeof line, "step %*lld/%lld  epoch %.2f  train loss %.4f  val loss %.4f  %.1fs", width, p.step,
+                total_steps, p.epoch, p.train_loss, p.val_loss, p.seconds);
+  return line;
+}
+
+Curve lm_curve(const std::string& label, const std::vector<LmPoint>& history) {
+  Curve c{label, {}};
+  for (const LmPoint& p : history) {
+    c.history.push_back({static_cast<int>(p.step), p.train_loss, p.val_loss, kNaN, kNaN, p.seconds});
+  }
+  return c;
+}
+
+namespace {
+// A draw from softmax(logits / temperature): the inverse of the cumulative sum at one uniform number.
+arma::uword draw(const arma::rowvec& logits, double temperature, Rng& rng) {
+  const arma::rowvec z = logits / temperature;
+  const arma::rowvec p = arma::exp(z - z.max());
+  const double u = rng.uniform() * arma::accu(p);
+  double cumulative = 0;
+  for (arma::uword k = 0; k < p.n_elem; ++k) {
+    cumulative += p(k);
+    if (u < cumulative) return k;
+  }
+  return p.index_max();  // u rounded up to the total: the likeliest token
+}
+}  // namespace
+
+std::vector<std::string> sample_lines(Gpt& model, const Vocabulary& vocab, std::size_t count, double temperature,
+                                      Rng& rng, std::size_t max_chars) {
+  if (!(temperature > 0) || !std::isfinite(temperature)) throw Error("sample: the temperature must be a positive number");
+  const bool was_training = model.training();
+  model.eval();
+  const arma::uword context = model.spec().context;
+  std::vector<std::string> lines;
+  Tape tape;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::vector<arma::uword> tokens{kBoundary};
+    while (tokens.size() <= max_chars) {
+      const std::size_t n = std::min<std::size_t>(tokens.size(), context);  // the last `context` tokens
+      const arma::uvec window(std::vector<arma::uword>(tokens.end() - n, tokens.end()));
+      tape.clear();
+      NoGrad no_grad(tape);
+      const arma::mat& logits = model.logits(tape, window, {n}).value();
+      const arma::uword next = draw(logits.row(logits.n_rows - 1), temperature, rng);
+      if (next == kBoundary) break;
+      tokens.push_back(next);
+    }
+    lines.push_back(vocab.decode(tokens));
+  }
+  model.train(was_training);
+  return lines;
+}
+
+}  // namespace ag
