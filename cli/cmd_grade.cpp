@@ -1,26 +1,23 @@
-// autograd grade FILE.cpp: build a student's assignment file against its
-// exercise's grader and run it, printing the score table with hints.
+// autograd grade: grade one student's file, or a whole class (--class DIR).
 //
-// The compiler and libraries are the ones CMake recorded in
-// BUILD/assignments/grade_toolchain.txt, so the student's file is built exactly
-// like the CTest graders of the reference solutions.
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <map>
-#include <sstream>
-
+// The trusted parent is this program. The student's file is built, in a
+// sandbox and with a time limit, into a child program with the exercise's
+// adapter (cli/grade_run.h); the child gets freshly drawn inputs on stdin and
+// sends back only its gradients. The score is computed here (kit::score):
+// nothing the child prints, writes or exits with can raise it.
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <sstream>
+
 #include "cli/cli.h"
-#include "data/resources.h"
-#include "train/shell_quote.h"
+#include "cli/grade_class.h"
+#include "cli/grade_run.h"
 
 namespace cli {
 
@@ -28,12 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kExercises = {"softmax", "layernorm", "rmsnorm", "matmul_bias"};
-
-using ag::shell_quote;
-
-// A grade killed before it cleaned up leaves TMP/autograd-grade-PID-XXXXXX; the
-// next grade removes the folders of this user whose process no longer runs.
+// A grade killed by SIGKILL leaves TMP/autograd-grade-PID-XXXXXX; the next
+// grade removes the folders of this user whose process no longer runs.
 void remove_folders_of_dead_grades() {
   const std::string prefix = "autograd-grade-";
   std::error_code ec;
@@ -42,7 +35,7 @@ void remove_folders_of_dead_grades() {
     if (name.rfind(prefix, 0) != 0) continue;
     const std::string rest = name.substr(prefix.size());
     const std::size_t dash = rest.find('-');
-    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash) continue;
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash || dash > 9) continue;
     struct stat st {};
     if (::lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
     const long pid = std::stol(rest.substr(0, dash));
@@ -50,125 +43,85 @@ void remove_folders_of_dead_grades() {
   }
 }
 
-// Where CMake recorded the toolchain: PREFIX/share/autograd/assignments/ for an
-// installed program (paths written as ${prefix}), else BUILD/assignments/.
-fs::path toolchain_path() {
-  const std::string prefix = ag::installed_prefix();
-  if (!prefix.empty()) return fs::path(ag::shipped_file("assignments")) / "grade_toolchain.txt";
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path build = ec ? fs::current_path() : self.parent_path().parent_path();  // BUILD/cli/autograd -> BUILD
-  return build / "assignments" / "grade_toolchain.txt";
-}
-
-std::string with_prefix(std::string value, const std::string& prefix) {
-  const std::string mark = "${prefix}";
-  for (std::size_t at = value.find(mark); at != std::string::npos; at = value.find(mark, at + prefix.size())) {
-    value.replace(at, mark.size(), prefix);
+int grade_one(const std::string& file, const std::string& name, const ClassOptions& o) {
+  const GradeSetup setup = prepare_grading(name, o.sandbox, o.timeout, o.compile_timeout);
+  const RemoveOnExit remove{setup.root};
+  std::cout << "building " << file << " for the '" << name << "' exercise ...\n"
+            << isolation_text(setup.isolation) << "\n" << std::flush;
+  const unsigned seed = o.seed >= 0 ? unsigned(o.seed) : std::random_device{}();
+  const Outcome out = grade_submission(setup, file, seed, 0, false);
+  kill_orphans();
+  if (out.status == "does not compile" || out.status == "refused") {
+    std::cout << out.compiler_output << "\n" << file << " " << out.reason.substr(out.status == "refused" ? 15 : 0)
+              << "\nscore: 0/" << out.report.max_score() << " (0%) (it must build to be graded)\n";
+    return 1;
   }
-  return value;
-}
-
-std::map<std::string, std::string> read_toolchain(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw UsageError("cannot read " + path.string() +
-                     ": configure and build the project first (cmake --build BUILD), or install it (cmake --install BUILD)");
+  if (!out.compiler_output.empty()) std::cout << out.compiler_output;  // warnings
+  // The program's own prints come first, each line marked, so the grader's score line stays the last line.
+  if (!out.program_output.empty()) {
+    std::cout << "\nyour program's own output (not graded):\n";
+    std::istringstream lines(out.program_output);
+    for (std::string line; std::getline(lines, line);) std::cout << "  | " << line << "\n";
   }
-  const std::string prefix = ag::installed_prefix();
-  std::map<std::string, std::string> kv;
-  for (std::string line; std::getline(in, line);) {
-    const std::size_t eq = line.find('=');
-    if (eq != std::string::npos) kv[line.substr(0, eq)] = with_prefix(line.substr(eq + 1), shell_quote(prefix));
-  }
-  return kv;
-}
-
-// The exercise a file is for: --exercise, else its "// exercise: NAME" line, else its folder.
-std::string exercise_of(const fs::path& file, const std::string& option) {
-  std::string name = option;
-  if (name.empty()) {
-    std::ifstream in(file);
-    for (std::string line; name.empty() && std::getline(in, line);) {
-      if (line.rfind("// exercise:", 0) == 0) {
-        std::istringstream words(line.substr(12));
-        words >> name;
-      }
-    }
-  }
-  if (name.empty()) name = fs::absolute(file).parent_path().filename().string();
-  if (std::find(kExercises.begin(), kExercises.end(), name) == kExercises.end()) {
-    throw UsageError("cannot tell which exercise " + file.string() + " is for ('" + name +
-                     "'); pass --exercise softmax|layernorm|rmsnorm|matmul_bias");
-  }
-  return name;
-}
-
-// Runs a shell command; returns its exit status and (merged) output.
-int run(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("cannot run: " + command);
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  std::cout << "\n";
+  out.report.print(std::cout);
+  return out.report.score() == out.report.max_score() && out.status == "graded" ? 0 : 1;
 }
 
 }  // namespace
 
 int cmd_grade(const std::vector<std::string>& args) {
   po::options_description options("options");
-  std::string file, exercise;
-  bool keep = false;
+  std::string file, exercise, class_dir, csv, sandbox = "auto";
+  long long jobs = 1, seed = -1;
+  double timeout = 10, compile_timeout = 60;
   options.add_options()
       ("file", po::value(&file), "the student's .cpp file (e.g. assignments/softmax/softmax.cpp)")
-      ("exercise", po::value(&exercise), "softmax, layernorm, rmsnorm or matmul_bias (default: from the file)")
-      ("keep", po::bool_switch(&keep), "keep the build folder and print where it is");
+      ("exercise", po::value(&exercise), "the exercise (a folder of assignments/; default: from the file)")
+      ("class", po::value(&class_dir), "grade every .cpp file (or student folder) in this folder")
+      ("csv", po::value(&csv), "with --class: write one row per submission to this CSV file")
+      ("jobs", po::value(&jobs)->default_value(1), "with --class: submissions graded at the same time")
+      ("timeout", po::value(&timeout)->default_value(10, "10"), "seconds a student's program may run")
+      ("compile-timeout", po::value(&compile_timeout)->default_value(60, "60"), "seconds a compile may take")
+      ("seed", po::value(&seed), "draw the inputs from this seed (default: a fresh one every run)")
+      ("sandbox", po::value(&sandbox)->default_value("auto"), "auto, bwrap or none (see the README)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
-  if (!parse_options("grade", "autograd grade FILE.cpp\nBuilds FILE.cpp against its exercise's grader, "
-                     "runs it, and prints a score table with a hint for each wrong gradient.\n"
-                     "Exit status: 0 full marks, 1 not full marks or the file does not compile.",
+  if (!parse_options("grade", "autograd grade FILE.cpp\nautograd grade --class DIR --exercise NAME --csv scores.csv "
+                     "[--jobs N] [--timeout S]\nBuilds the student's file into a sandboxed program, sends it freshly "
+                     "drawn inputs, and scores the gradients it returns, with a hint for each wrong one.\n"
+                     "Exit status: 0 full marks (--class: the CSV was written), 1 not full marks or the file does "
+                     "not build, 2 bad usage.",
                      options, args, vm, &positional)) {
     return 0;
   }
+  ClassOptions o;
+  o.jobs = int(require_positive("--jobs", jobs));
+  o.timeout = require_positive("--timeout", timeout);
+  o.compile_timeout = require_positive("--compile-timeout", compile_timeout);
+  if (o.jobs > 64) throw UsageError("--jobs must be at most 64, got " + std::to_string(jobs));
+  if (o.timeout > 3600 || o.compile_timeout > 3600) throw UsageError("--timeout and --compile-timeout must be at most 3600 s");
+  if (vm.count("seed")) o.seed = require_non_negative("--seed", seed);
+  if (o.seed > 4294967295LL) throw UsageError("--seed must be at most 4294967295, got " + std::to_string(seed));
+  o.sandbox = sandbox;
+  if (sandbox != "auto" && sandbox != "bwrap" && sandbox != "none") {
+    throw UsageError("--sandbox must be auto, bwrap or none, got '" + sandbox + "'");
+  }
+  install_interrupt_cleanup();
+  remove_folders_of_dead_grades();
+  if (!class_dir.empty()) {
+    if (!file.empty()) throw UsageError("give either FILE or --class DIR, not both");
+    if (exercise.empty()) throw UsageError("--class needs --exercise NAME");
+    o.dir = class_dir;
+    o.csv = csv;
+    o.exercise = exercise_of(fs::path(class_dir) / "x.cpp", exercise);
+    return grade_class(o);
+  }
+  if (!csv.empty()) throw UsageError("--csv goes with --class DIR");
   if (file.empty()) throw UsageError("which file? autograd grade FILE.cpp");
   if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file);
-  const std::string name = exercise_of(file, exercise);
-  std::map<std::string, std::string> tc = read_toolchain(toolchain_path());
-
-  remove_folders_of_dead_grades();
-  std::string tmpl = (fs::temp_directory_path() / ("autograd-grade-" + std::to_string(::getpid()) + "-XXXXXX")).string();
-  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a temporary folder");
-  const fs::path work(tmpl);
-  const std::string program = (work / ("grade_" + name)).string();
-  const std::string build = tc["compiler"] + " " + tc["compile_flags"] + " " + shell_quote(fs::absolute(file).string()) +
-                            " " + tc["main_" + name] + " " + tc["libraries"] + " -o " + shell_quote(program);
-  std::cout << "building " << file << " for the '" << name << "' exercise ...\n" << std::flush;
-  std::string compiler_output;
-  if (run(build, compiler_output) != 0) {
-    std::cout << compiler_output << "\n" << file << " does not compile (the compiler's messages are above).\n"
-              << "score: 0 (it must build to be graded)\n";
-    if (!keep) fs::remove_all(work);
-    return 1;
-  }
-  if (!compiler_output.empty()) std::cout << compiler_output;  // warnings
-  std::cout << "\n" << std::flush;
-  setenv("OPENBLAS_NUM_THREADS", "1", 0);
-  std::string report;
-  const int status = run(shell_quote(program), report);
-  std::cout << report;
-  if (status > 1) {
-    std::cout << "the grading program stopped abnormally (status " << status
-              << "): your code crashed or ran forever; score: 0\n";
-  }
-  if (keep) {
-    std::cout << "build folder kept: " << work.string() << "\n";
-  } else {
-    fs::remove_all(work);
-  }
-  return status == 0 ? 0 : 1;
+  return grade_one(file, exercise_of(file, exercise), o);
 }
 
 }  // namespace cli

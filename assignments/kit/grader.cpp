@@ -1,110 +1,142 @@
 #include "assignments/kit/grader.h"
 
+#include <algorithm>
 #include <iomanip>
-#include <sstream>
 
+#include "assignments/kit/norm_hints.h"
 #include "autograd/gradcheck.h"
-#include "autograd/rng.h"
-#include "check/node_check.h"
 #include "ops/ops.h"
 
 namespace kit {
 
 namespace {
 
-// d<dy, forward(inputs)>/d inputs[k], by the engine's central differences (eps 1e-6, double).
-arma::mat numeric_gradient(const Exercise& ex, const ag::Inputs& inputs, std::size_t k, const arma::mat& dy) {
-  return ag::numeric_gradient([&](const ag::Inputs& x) { return arma::accu(ex.forward(x) % dy); }, inputs, k);
-}
-
-// Sizes a factor hint may name: the rows and columns of each input.
-ag::DiagnoseOptions sizes_of(const Exercise& ex, const ag::Inputs& inputs) {
+// Sizes a factor hint may name: "N, the number of rows of x", "D, the number of columns of x".
+ag::DiagnoseOptions sizes_of(const ExerciseSpec& s, const DrawnCase& c) {
   ag::DiagnoseOptions o;
-  const arma::mat& x = inputs.at(0);
-  o.sizes.push_back({"N, the number of rows of " + ex.input_names[0], double(x.n_rows)});
-  o.sizes.push_back({"the number of columns of " + ex.input_names[0], double(x.n_cols)});
+  const InputSpec& first = s.inputs.at(0);
+  o.sizes.push_back({first.rows + ", the number of rows of " + first.name, double(c.inputs.at(0).n_rows)});
+  o.sizes.push_back({first.cols + ", the number of columns of " + first.name, double(c.inputs.at(0).n_cols)});
   return o;
 }
 
-void grade_case(const Exercise& ex, const Case& c, unsigned seed, GradeReport& report) {
-  const arma::mat y = ex.forward(c.inputs);
-  // A random dL/dy: an all-ones dy would hide mistakes (LayerNorm's true dx is then 0).
-  const arma::mat dy = random_matrix(y.n_rows, y.n_cols, seed);
-  ag::Grads yours;
-  std::string threw;
-  try {
-    yours = ex.backward(c.inputs, y, dy);
-    if (yours.size() != c.inputs.size()) threw = "returned the wrong number of gradients";
-  } catch (const std::exception& e) {
-    threw = std::string("your backward threw: ") + e.what();
-  }
-  for (std::size_t k = 0; k < c.inputs.size(); ++k) {
-    GradeRow row;
-    row.check = c.name;
-    row.gradient = "d" + ex.input_names[k];
-    if (!threw.empty()) {
-      row.diagnosis.kind = ag::Mistake::Unrecognised;
-      row.note = threw;
-    } else {
-      row.diagnosis = ag::diagnose_gradient(yours[k], numeric_gradient(ex, c.inputs, k, dy), sizes_of(ex, c.inputs));
-      row.points = row.diagnosis.correct() ? 1 : 0;
-    }
-    report.rows.push_back(row);
-  }
+// The row of a gradient the child did not send: why, and no points.
+bool unanswered(GradeRow& row, const Answer& a, const std::string& why) {
+  if (a.answered && a.threw.empty()) return false;
+  row.diagnosis.kind = ag::Mistake::Unrecognised;
+  row.result = a.answered ? "threw" : "not answered";
+  row.note = a.answered ? "your backward threw: " + a.threw : "no answer: " + why;
+  return true;
 }
 
-// The backward as a custom op inside loss = sum(w * op(tanh(x), ...)), then the per-node check.
-void grade_on_tape(const Exercise& ex, GradeReport& report) {
+GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, std::size_t k, const std::string& why) {
+  const ExerciseSpec& s = ex.spec;
   GradeRow row;
-  row.check = "on the tape (per-node check)";
-  row.gradient = "all";
-  const ag::Function op{ex.name + " (yours)", ex.forward, ex.backward};
-  const Case& c = ex.cases.at(0);
-  ag::Tape tape;
-  std::vector<ag::Var> args;
-  for (std::size_t k = 0; k < c.inputs.size(); ++k) args.push_back(tape.leaf(c.inputs[k], ex.input_names[k]));
-  args[0] = ag::tanh(args[0]);
-  ag::Var y = ag::apply(op, args);
-  ag::Var loss = ag::sum(ag::mul(tape.constant(random_matrix(y.rows(), y.cols(), 99)), y));
-  (void)loss;
-  const ag::NodeCheckReport nodes = ag::check_nodes(tape);
-  bool custom_checked = false;
-  for (const ag::NodeCheck& n : nodes.nodes) {
-    if (n.op == op.name && n.status == ag::NodeStatus::Passed) custom_checked = true;
+  row.check = c.label;
+  row.gradient = "d" + s.inputs[k].name;
+  for (const std::string& g : s.given) row.max_points = g == row.gradient ? 0 : row.max_points;
+  if (unanswered(row, a, why)) return row;
+  const arma::mat expected = ag::numeric_gradient(
+      [&](const ag::Inputs& x) { return arma::accu(ex.forward(x) % c.dy); }, c.inputs, k);
+  row.diagnosis = ag::diagnose_gradient(a.grads[k], expected, sizes_of(s, c));
+  row.result = ag::mistake_name(row.diagnosis.kind);
+  if (row.diagnosis.kind == ag::Mistake::ConstantFactor) row.result += " " + row.diagnosis.factor_text;
+  if (row.diagnosis.kind == ag::Mistake::PartlyCorrect) {
+    row.result += " (" + std::to_string(row.diagnosis.correct_elements) + "/" +
+                  std::to_string(row.diagnosis.total_elements) + ")";
   }
-  if (nodes.first_wrong || !custom_checked) {
-    row.diagnosis.kind = ag::Mistake::Unrecognised;
-    for (const ag::NodeCheck& n : nodes.nodes) {
-      if (!nodes.first_wrong || n.id != *nodes.first_wrong) continue;
-      row.note = "first wrong node on the tape: " + std::to_string(n.id) + " '" + n.op + "': " + n.note;
-      for (const ag::Diagnosis& d : n.inputs) {
-        if (!d.correct()) {
-          row.diagnosis = d;  // the first wrong input's kind, for the result column
-          break;
-        }
-      }
+  if (!row.diagnosis.correct()) {
+    const NormHint better = norm_hint(s, c, k, a.grads[k], row.diagnosis);
+    if (!better.result.empty()) {
+      row.result = better.result;
+      row.diagnosis.hint = better.hint;
     }
-  } else {
-    row.points = 1;
   }
-  report.rows.push_back(row);
+  row.points = row.diagnosis.correct() ? row.max_points : 0;
+  return row;
+}
+
+// loss = sum(dy * f(tanh(x), ...)) on a tape, with the child's gradients as the custom op's
+// backward: the tape must accept them and carry them on to the leaves correctly.
+GradeRow tape_row(const Exercise& ex, const DrawnCase& c, const Answer& a, const std::string& why) {
+  GradeRow row;
+  row.check = c.label;
+  row.gradient = "all";
+  if (unanswered(row, a, why)) return row;
+  const std::vector<arma::mat> grads = a.grads;
+  const ag::Function op{ex.spec.name + " (yours)", ex.forward,
+                        [grads](const ag::Inputs&, const arma::mat&, const arma::mat&) { return grads; }};
+  ag::Tape tape;
+  std::vector<ag::Var> leaves, args;
+  for (std::size_t k = 0; k < c.leaves.size(); ++k) leaves.push_back(tape.leaf(c.leaves[k], ex.spec.inputs[k].name));
+  args = leaves;
+  args[0] = ag::tanh(leaves[0]);
+  try {
+    tape.backward(ag::sum(ag::mul(tape.constant(c.dy), ag::apply(op, args))));
+  } catch (const std::exception& e) {
+    row.diagnosis.kind = ag::Mistake::Unrecognised;
+    row.result = "refused by the tape";
+    row.note = e.what();
+    return row;
+  }
+  const ag::ScalarFunction loss = [&](const ag::Inputs& x) {
+    ag::Inputs in = x;
+    in[0] = arma::tanh(x[0]);
+    return arma::accu(ex.forward(in) % c.dy);
+  };
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const ag::Diagnosis d = ag::diagnose_gradient(leaves[k].grad(), ag::numeric_gradient(loss, c.leaves, k));
+    if (!d.correct()) {  // named by what the custom op itself returned, where the exercise's hints apply
+      const GradeRow at_op = gradient_row(ex, c, a, k, why);
+      row.diagnosis = at_op.diagnosis.correct() ? d : at_op.diagnosis;
+      row.result = at_op.diagnosis.correct() ? ag::mistake_name(d.kind) : at_op.result;
+      row.note = "d" + ex.spec.inputs[k].name + " through the tape is wrong: " + row.diagnosis.hint;
+      return row;
+    }
+  }
+  row.result = "correct";
+  row.points = 1;
+  return row;
 }
 
 }  // namespace
 
-arma::mat random_matrix(arma::uword rows, arma::uword cols, unsigned seed, double lo, double hi) {
-  ag::Rng rng(seed);
-  return rng.uniform(rows, cols, lo, hi);
+GradeReport score(const Exercise& ex, unsigned seed, const std::vector<DrawnCase>& cases,
+                  const ParsedAnswers& answers, const std::string& failure) {
+  GradeReport report;
+  report.exercise = ex.spec.name;
+  report.title = ex.spec.title;
+  report.seed = seed;
+  report.failure = answers.error;
+  if (!failure.empty()) report.failure += (report.failure.empty() ? "" : "; ") + failure;
+  const std::string why = report.failure.empty() ? "your program stopped early" : report.failure;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Answer& a = i < answers.answers.size() ? answers.answers[i] : Answer{};
+    if (cases[i].on_tape) {
+      report.rows.push_back(tape_row(ex, cases[i], a, why));
+      continue;
+    }
+    for (std::size_t k = 0; k < cases[i].inputs.size(); ++k) report.rows.push_back(gradient_row(ex, cases[i], a, k, why));
+  }
+  return report;
 }
 
-GradeReport grade(const Exercise& ex) {
-  GradeReport report;
-  report.exercise = ex.name;
-  report.title = ex.title;
-  unsigned seed = 1000;
-  for (const Case& c : ex.cases) grade_case(ex, c, seed++, report);
-  grade_on_tape(ex, report);
-  return report;
+GradeReport grade_in_process(const Exercise& ex, const Answerer& answer, unsigned seed) {
+  const std::vector<DrawnCase> cases = draw_cases(ex, seed);
+  ParsedAnswers answers;
+  answers.complete = true;
+  for (const DrawnCase& c : cases) {
+    Answer a;
+    a.answered = true;
+    try {
+      a.grads = answer(c.sent);
+      if (a.grads.size() != c.inputs.size()) a.threw = "returned the wrong number of gradients";
+    } catch (const std::exception& e) {
+      a.threw = e.what();
+    }
+    answers.answers.push_back(a);
+  }
+  return score(ex, seed, cases, answers, "");
 }
 
 int GradeReport::score() const {
@@ -128,32 +160,35 @@ bool GradeReport::found(ag::Mistake kind) const {
   return false;
 }
 
+std::vector<std::string> GradeReport::hints() const {
+  std::vector<std::string> out;
+  for (const GradeRow& r : rows) {
+    const std::string hint = r.note.empty() ? r.diagnosis.hint : r.note;
+    if (!r.diagnosis.correct() && !hint.empty() && std::find(out.begin(), out.end(), hint) == out.end()) {
+      out.push_back(hint);
+    }
+  }
+  return out;
+}
+
 void GradeReport::print(std::ostream& os) const {
   os << "Grading: " << title << "   (statement: assignments/" << exercise << "/statement.md)\n\n";
   os << std::left << "  " << std::setw(30) << "check" << std::setw(10) << "gradient" << std::setw(26) << "result"
      << "points\n";
-  std::string last_hint;
+  std::vector<std::string> printed;
   for (const GradeRow& r : rows) {
-    std::string result = ag::mistake_name(r.diagnosis.kind);
-    if (r.diagnosis.kind == ag::Mistake::ConstantFactor) result += " " + r.diagnosis.factor_text;
-    if (r.diagnosis.kind == ag::Mistake::PartlyCorrect) {
-      result += " (" + std::to_string(r.diagnosis.correct_elements) + "/" +
-                std::to_string(r.diagnosis.total_elements) + ")";
-    }
-    os << "  " << std::setw(30) << r.check << std::setw(10) << r.gradient << std::setw(26) << result << r.points
-       << "/" << r.max_points << "\n";
+    os << "  " << std::setw(30) << r.check << std::setw(10) << r.gradient << std::setw(26) << r.result;
+    if (r.max_points == 0) os << "given (no points)\n";
+    else os << r.points << "/" << r.max_points << "\n";
     const std::string hint = r.note.empty() ? r.diagnosis.hint : r.note;
-    if (r.points < r.max_points && hint != last_hint) {  // a repeated hint is printed once
-      os << "      hint: " << hint << "\n";
-      last_hint = hint;
+    if (!r.diagnosis.correct() && std::find(printed.begin(), printed.end(), hint) == printed.end()) {
+      os << "      hint: " << hint << "\n";  // each hint once, under the first row that needs it
+      printed.push_back(hint);
     }
   }
-  os << "\nscore: " << score() << "/" << max_score() << " (" << percent() << "%)\n";
-}
-
-int print_report(const GradeReport& report, std::ostream& os) {
-  report.print(os);
-  return report.score() == report.max_score() ? 0 : 1;
+  if (!failure.empty()) os << "\nyour program: " << failure << "; the checks it did not answer score 0\n";
+  os << "\ninputs drawn with seed " << seed << " (--seed " << seed << " draws the same ones)\n";
+  os << "score: " << score() << "/" << max_score() << " (" << percent() << "%)\n";
 }
 
 }  // namespace kit

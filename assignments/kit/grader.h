@@ -1,60 +1,51 @@
-// The grader: runs a student's backward on fixed cases, compares each gradient
-// with finite differences of the given forward, and explains each mistake
-// (ag::diagnose_gradient); then uses the backward inside a small tape as a
-// custom op and runs the per-node check on it.
+// The grader's verdict, computed in the trusted parent from the cases it drew
+// and the gradients the student's program sent back: each gradient against
+// finite differences of the forward (ag::numeric_gradient), diagnosed
+// (ag::diagnose_gradient, then the exercise's own hints), and the gradients
+// used as a custom op on a tape. Nothing the student's program does other
+// than answer with numbers reaches the score.
 #pragma once
 
-#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "autograd/custom_op.h"
+#include "assignments/kit/exercise.h"
+#include "assignments/kit/protocol.h"
 #include "check/diagnose.h"
 
 namespace kit {
 
-// One set of input values the backward is graded on.
-struct Case {
-  std::string name;   // "random 3x5"
-  ag::Inputs inputs;  // in the order of Exercise::input_names
-};
-
-// An exercise: a given forward, the student's backward, and the cases.
-// The backward returns one gradient per input, in input order.
-struct Exercise {
-  std::string name;                       // "softmax"
-  std::string title;                      // "softmax backward"
-  std::vector<std::string> input_names;   // {"x", "gamma", "beta"}
-  std::function<arma::mat(const ag::Inputs& inputs)> forward;
-  std::function<ag::Grads(const ag::Inputs& inputs, const arma::mat& y, const arma::mat& dy)> backward;
-  std::vector<Case> cases;
-};
-
 struct GradeRow {
-  std::string check;     // the case, or "on the tape (per-node check)"
-  std::string gradient;  // "dx"
-  int points = 0, max_points = 1;
+  std::string check;     // the case: "random 3x5", "on the tape (random 3x5)"
+  std::string gradient;  // "dx", or "all" on the tape
+  int points = 0, max_points = 1;  // max_points 0: given by the stub, graded for the hint only
   ag::Diagnosis diagnosis;
-  std::string note;      // what went wrong when it is not a gradient mismatch
+  std::string result;    // the result column: the mistake's name, or the exercise's name for it
+  std::string note;      // what went wrong when it is not a gradient mismatch (unanswered, threw)
 };
 
 struct GradeReport {
   std::string exercise, title;
+  unsigned seed = 0;
   std::vector<GradeRow> rows;
+  std::string failure;  // what happened to the student's program, when it did not answer everything
   int score() const;
   int max_score() const;
   int percent() const;  // rounded down, so 100 means full marks
   bool found(ag::Mistake kind) const;  // some row was diagnosed as this kind
+  std::vector<std::string> hints() const;  // each distinct hint of a row that lost points, in order
   void print(std::ostream& os) const;  // the score table with a hint under each failed row
 };
 
-GradeReport grade(const Exercise& exercise);
+// The verdict on `answers` to `cases` (drawn by draw_cases with `seed`);
+// `failure` says why the child stopped, when it did not answer every case.
+GradeReport score(const Exercise& ex, unsigned seed, const std::vector<DrawnCase>& cases,
+                  const ParsedAnswers& answers, const std::string& failure);
 
-// Prints the report; returns the exit status (0 full marks, 1 otherwise).
-int print_report(const GradeReport& report, std::ostream& os);
-
-// Reproducible random matrices for the cases: uniform in [lo, hi].
-arma::mat random_matrix(arma::uword rows, arma::uword cols, unsigned seed, double lo = -2, double hi = 2);
+// Grading trusted code in this process (the tests' planted mistakes): the
+// answer to each case from the matrices the child would have been sent.
+using Answerer = std::function<std::vector<arma::mat>(const std::vector<arma::mat>& sent)>;
+GradeReport grade_in_process(const Exercise& ex, const Answerer& answer, unsigned seed);
 
 }  // namespace kit

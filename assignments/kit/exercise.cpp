@@ -1,0 +1,102 @@
+#include "assignments/kit/exercise.h"
+
+#include <filesystem>
+
+#include "assignments/kit/forwards.h"
+#include "autograd/rng.h"
+#include "check/op_table.h"
+#include "ops/ops.h"
+
+namespace kit {
+
+namespace {
+
+using Forward = std::function<arma::mat(const ag::Inputs&)>;
+
+// The op-table row `name` applied on a scratch tape: the library's own op is the forward.
+Forward op_table_forward(const ExerciseSpec& s) {
+  const ag::OpRow& row = ag::row_named(s.forward);
+  if (row.inputs.size() != s.inputs.size()) {
+    throw ag::Error("exercise " + s.name + ": the forward '" + s.forward + "' takes " +
+                    std::to_string(row.inputs.size()) + " inputs, the spec lists " + std::to_string(s.inputs.size()));
+  }
+  std::vector<double> constants = ag::default_constants(row);
+  for (std::size_t k = 0; k < constants.size(); ++k) {
+    if (std::string(row.constants[k].name) == "eps" && s.eps > 0) constants[k] = s.eps;
+  }
+  const ag::ApplyFn apply = row.apply;
+  return [apply, constants](const ag::Inputs& in) {
+    ag::Tape tape;
+    std::vector<ag::Var> vars;
+    for (const arma::mat& m : in) vars.push_back(tape.leaf(m));
+    return arma::mat(apply(vars, constants).value());
+  };
+}
+
+Forward forward_of(const ExerciseSpec& s) {
+  const double eps = s.eps;
+  if (s.forward == "softmax") return [](const ag::Inputs& in) { return softmax_forward(in.at(0)); };
+  if (s.forward == "layernorm") {
+    return [eps](const ag::Inputs& in) { return layernorm_forward(in.at(0), in.at(1), in.at(2), eps); };
+  }
+  if (s.forward == "rmsnorm") return [eps](const ag::Inputs& in) { return rmsnorm_forward(in.at(0), in.at(1), eps); };
+  if (s.forward == "linear") return [](const ag::Inputs& in) { return linear_forward(in.at(0), in.at(1), in.at(2)); };
+  return op_table_forward(s);
+}
+
+arma::mat draw_input(const ExerciseSpec& s, const CaseSpec& c, const InputSpec& in, ag::Rng& rng) {
+  const arma::mat m = rng.uniform(dimension(s, c, in.rows), dimension(s, c, in.cols), in.lo, in.hi);
+  const auto offset = c.offsets.find(in.name);
+  return offset == c.offsets.end() ? m : arma::mat(m + offset->second);
+}
+
+// The matrices named by "sends", from a case's inputs, output and dy.
+std::vector<arma::mat> sent_of(const ExerciseSpec& s, const DrawnCase& c) {
+  std::vector<arma::mat> sent;
+  for (const std::string& w : s.sends) {
+    if (w == "y") sent.push_back(c.y);
+    else if (w == "dy") sent.push_back(c.dy);
+    else if (w == "eps") sent.push_back(arma::mat(1, 1, arma::fill::value(s.eps)));
+    else {
+      for (std::size_t k = 0; k < s.inputs.size(); ++k) {
+        if (s.inputs[k].name == w) sent.push_back(c.inputs[k]);
+      }
+    }
+  }
+  return sent;
+}
+
+}  // namespace
+
+Exercise load_exercise(const std::string& assignments, const std::string& name) {
+  Exercise ex;
+  ex.spec = read_spec((std::filesystem::path(assignments) / name).string());
+  ex.forward = forward_of(ex.spec);
+  return ex;
+}
+
+std::vector<DrawnCase> draw_cases(const Exercise& ex, unsigned seed) {
+  const ExerciseSpec& s = ex.spec;
+  ag::Rng rng(seed);
+  std::vector<DrawnCase> cases;
+  for (std::size_t k = 0; k < s.cases.size() + (s.tape ? 1 : 0); ++k) {
+    const bool tape = k == s.cases.size();
+    const CaseSpec& spec_case = s.cases[tape ? 0 : k];
+    DrawnCase c;
+    c.label = tape ? "on the tape (" + spec_case.label + ")" : spec_case.label;
+    c.on_tape = tape;
+    for (const InputSpec& in : s.inputs) c.inputs.push_back(draw_input(s, spec_case, in, rng));
+    if (tape) {  // loss = sum(w * f(tanh(x), ...)): the student's gradients flow on through the tanh
+      c.leaves = c.inputs;
+      c.inputs[0] = arma::tanh(c.leaves[0]);
+    }
+    c.y = ex.forward(c.inputs);
+    // A random dL/dy: an all-ones dy would hide mistakes (LayerNorm's true dx is then 0).
+    c.dy = rng.uniform(c.y.n_rows, c.y.n_cols, -2, 2);
+    c.sent = sent_of(s, c);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+}  // namespace kit

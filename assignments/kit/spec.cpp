@@ -1,0 +1,148 @@
+#include "assignments/kit/spec.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "autograd/tape.h"
+
+namespace kit {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const std::size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+double number(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') throw ag::Error(where + ": expected a number, got '" + text + "'");
+  return v;
+}
+
+// "label | N=3 D=5 | x+50"
+CaseSpec parse_case(const std::string& value, const std::string& where) {
+  std::vector<std::string> parts;
+  std::istringstream in(value);
+  for (std::string p; std::getline(in, p, '|');) parts.push_back(trim(p));
+  if (parts.size() < 2 || parts[0].empty()) {
+    throw ag::Error(where + ": expected 'case = LABEL | N=3 D=5 [| x+50]', got '" + value + "'");
+  }
+  CaseSpec c;
+  c.label = parts[0];
+  for (const std::string& d : words(parts[1])) {
+    const std::size_t eq = d.find('=');
+    const double v = eq == std::string::npos ? -1 : number(d.substr(eq + 1), where);
+    if (eq == std::string::npos || v < 1 || v > 64 || v != unsigned(v)) {
+      throw ag::Error(where + ": expected a dimension NAME=SIZE with SIZE in 1..64, got '" + d + "'");
+    }
+    c.dims[d.substr(0, eq)] = unsigned(v);
+  }
+  for (std::size_t k = 2; k < parts.size(); ++k) {
+    const std::size_t plus = parts[k].find('+');
+    if (plus == std::string::npos) throw ag::Error(where + ": expected an offset NAME+VALUE, got '" + parts[k] + "'");
+    c.offsets[trim(parts[k].substr(0, plus))] = number(trim(parts[k].substr(plus + 1)), where);
+  }
+  return c;
+}
+
+void set_field(ExerciseSpec& s, const std::string& key, const std::string& value, const std::string& where) {
+  if (key == "title") s.title = value;
+  else if (key == "forward") s.forward = value;
+  else if (key == "header") s.header = value;
+  else if (key == "hints") s.hints = value;
+  else if (key == "eps") s.eps = number(value, where);
+  else if (key == "sends") s.sends = words(value);
+  else if (key == "given") s.given = words(value);
+  else if (key == "tape") s.tape = value == "yes";
+  else if (key == "case") s.cases.push_back(parse_case(value, where));
+  else if (key == "input") {
+    const std::vector<std::string> w = words(value);
+    if (w.size() != 5) throw ag::Error(where + ": expected 'input = NAME ROWS COLS LO HI', got '" + value + "'");
+    s.inputs.push_back({w[0], w[1], w[2], number(w[3], where), number(w[4], where)});
+  } else {
+    throw ag::Error(where + ": unknown key '" + key +
+                    "' (expected title, forward, header, hints, eps, input, sends, given, case or tape)");
+  }
+}
+
+void check_complete(const ExerciseSpec& s, const std::string& file) {
+  if (s.title.empty() || s.forward.empty() || s.inputs.empty() || s.sends.empty() || s.cases.empty()) {
+    throw ag::Error(file + ": an exercise needs a title, a forward, an input, sends and a case");
+  }
+  for (const std::string& w : s.sends) {
+    const bool input = std::any_of(s.inputs.begin(), s.inputs.end(), [&](const InputSpec& i) { return i.name == w; });
+    if (!input && w != "y" && w != "dy" && w != "eps") {
+      throw ag::Error(file + ": sends '" + w + "', which is neither an input nor y, dy or eps");
+    }
+  }
+  for (const CaseSpec& c : s.cases) {
+    for (const InputSpec& i : s.inputs) {
+      dimension(s, c, i.rows);
+      dimension(s, c, i.cols);
+    }
+  }
+}
+
+}  // namespace
+
+unsigned dimension(const ExerciseSpec& spec, const CaseSpec& c, const std::string& field) {
+  if (!field.empty() && std::all_of(field.begin(), field.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    return unsigned(std::stoul(field.substr(0, 3)));
+  }
+  const auto it = c.dims.find(field);
+  if (it == c.dims.end()) {
+    throw ag::Error(spec.folder + "/exercise.spec: case '" + c.label + "' does not give the dimension '" + field + "'");
+  }
+  return it->second;
+}
+
+ExerciseSpec read_spec(const std::string& folder) {
+  const std::string file = (fs::path(folder) / "exercise.spec").string();
+  std::ifstream in(file);
+  if (!in) throw ag::Error("cannot read the exercise spec " + file);
+  ExerciseSpec s;
+  s.folder = folder;
+  s.name = fs::path(folder).filename().string();
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    const std::string where = file + ":" + std::to_string(line_no);
+    const std::size_t eq = line.find('=');
+    if (eq == std::string::npos) throw ag::Error(where + ": expected 'key = value', got '" + line + "'");
+    set_field(s, trim(line.substr(0, eq)), trim(line.substr(eq + 1)), where);
+  }
+  if (s.header.empty()) s.header = s.name + ".h";
+  check_complete(s, file);
+  return s;
+}
+
+std::vector<std::string> exercise_names(const std::string& assignments) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(assignments, ec)) {
+    if (e.is_directory(ec) && fs::is_regular_file(e.path() / "exercise.spec", ec)) {
+      names.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace kit

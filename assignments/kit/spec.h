@@ -1,0 +1,53 @@
+// An exercise as the grader reads it: assignments/<name>/exercise.spec, a few
+// "key = value" lines (assignments/README.md, "Adding an exercise"). The spec
+// says which inputs the forward takes and how they are drawn, what the
+// student's program is sent, which gradients carry no points (the stub gives
+// them), which hints apply and the shapes of the cases. Nothing about an
+// exercise is listed anywhere else: the build and `autograd grade` find the
+// folders that hold an exercise.spec.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kit {
+
+// "input = gamma 1 D 0.5 1.5": a 1 x D input drawn uniformly in [0.5, 1.5].
+struct InputSpec {
+  std::string name, rows, cols;  // a number or a dimension named by the cases ("N", "D")
+  double lo = -2, hi = 2;
+};
+
+// "case = large logits | N=3 D=4 | x+50": a label, the dimensions, optional offsets.
+struct CaseSpec {
+  std::string label;
+  std::map<std::string, unsigned> dims;
+  std::map<std::string, double> offsets;  // added to an input after it is drawn
+};
+
+struct ExerciseSpec {
+  std::string name;    // the folder's name: "layernorm"
+  std::string folder;  // where the spec was read from
+  std::string title;   // "LayerNorm backward"
+  std::string forward;  // a forward the kit knows (forwards.h) or an op-table row ("batchnorm_composed")
+  std::string header;  // the public header the stub includes, in the folder (default NAME.h)
+  std::string hints;   // "layernorm", "rmsnorm" or "" (kit/norm_hints.h)
+  double eps = 0;
+  std::vector<InputSpec> inputs;
+  std::vector<std::string> sends;  // what the child reads, in order: input names, "y", "dy", "eps"
+  std::vector<std::string> given;  // gradients the stub already returns: graded, worth no points
+  std::vector<CaseSpec> cases;
+  bool tape = true;  // also grade the backward used as a custom op on a tape
+};
+
+// Reads FOLDER/exercise.spec; an ag::Error names the file, the line and what was expected.
+ExerciseSpec read_spec(const std::string& folder);
+
+// The exercises under `assignments` (the folders that hold an exercise.spec), sorted.
+std::vector<std::string> exercise_names(const std::string& assignments);
+
+// The size a "rows"/"cols" field stands for in a case; an ag::Error when the case lacks it.
+unsigned dimension(const ExerciseSpec& spec, const CaseSpec& c, const std::string& field);
+
+}  // namespace kit

@@ -1,0 +1,168 @@
+#include "cli/grade_class.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "cli/cli.h"
+#include "cli/grade_run.h"
+#include "data/csv.h"
+
+namespace cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Submission {
+  std::string label;  // the path under DIR, as the CSV shows it
+  fs::path file;
+  std::string refused;  // why it cannot be graded at all ("no .cpp file")
+};
+
+bool is_cpp(const fs::path& p) { return p.extension() == ".cpp"; }
+
+// A student's folder: NAME/<exercise>.cpp, else its only .cpp file.
+Submission from_folder(const fs::path& dir, const std::string& label, const std::string& exercise) {
+  Submission s{label, dir / (exercise + ".cpp"), ""};
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(s.file, ec))) {
+    s.label = label + "/" + exercise + ".cpp";
+    return s;
+  }
+  std::vector<fs::path> found;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (is_cpp(e.path()) && fs::is_regular_file(e.symlink_status(ec))) found.push_back(e.path());
+  }
+  if (found.size() == 1) {
+    s.file = found[0];
+    s.label = label + "/" + found[0].filename().string();
+  } else {
+    s.refused = found.empty() ? "no .cpp file in the folder"
+                              : std::to_string(found.size()) + " .cpp files and none named " + exercise + ".cpp";
+  }
+  return s;
+}
+
+std::vector<Submission> submissions(const ClassOptions& o) {
+  std::vector<fs::directory_entry> entries(fs::directory_iterator(o.dir), fs::directory_iterator());
+  std::sort(entries.begin(), entries.end());
+  std::vector<Submission> list;
+  for (const fs::directory_entry& e : entries) {
+    const std::string name = e.path().filename().string();
+    const fs::file_status st = e.symlink_status();
+    if (fs::is_symlink(st)) {
+      if (is_cpp(e.path())) list.push_back({name, e.path(), "is a symbolic link (submissions must be plain files)"});
+    } else if (fs::is_regular_file(st) && is_cpp(e.path())) {
+      list.push_back({name, e.path(), ""});
+    } else if (fs::is_directory(st)) {
+      list.push_back(from_folder(e.path(), name, o.exercise));
+    }
+  }
+  return list;
+}
+
+// A file name as one line of the summary table (a hostile name may hold a newline).
+std::string printable(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = (static_cast<unsigned char>(c) < 32 || c == 127) ? '?' : c;
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
+  std::string out = "file,status";
+  for (const kit::GradeRow& r : outcomes.at(0).report.rows) {
+    out += "," + csv_field(r.check + " " + r.gradient + (r.max_points == 0 ? " (given, no points)" : ""));
+  }
+  out += ",total,max,percent,hints,reason\n";
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    const Outcome& o = outcomes[i];
+    out += csv_field(subs[i].label) + "," + csv_field(o.status);
+    for (const kit::GradeRow& r : o.report.rows) out += "," + std::to_string(r.points);
+    out += "," + std::to_string(o.report.score()) + "," + std::to_string(o.report.max_score()) + "," +
+           std::to_string(o.report.percent()) + "," + csv_field(join(o.report.hints(), " | ")) + "," +
+           csv_field(o.reason) + "\n";
+  }
+  return out;
+}
+
+void print_summary(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
+  std::size_t width = 10;
+  for (const Submission& s : subs) width = std::max(width, std::min<std::size_t>(printable(s.label).size() + 2, 50));
+  std::cout << "\n" << std::left << std::setw(int(width)) << "submission" << std::setw(18) << "status" << "score\n";
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    const kit::GradeReport& r = outcomes[i].report;
+    std::cout << std::setw(int(width)) << printable(subs[i].label) << std::setw(18) << outcomes[i].status << r.score()
+              << "/" << r.max_score() << " (" << r.percent() << "%)\n";
+  }
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& text, bool is_text) {
+  std::string s = text;
+  if (is_text && !s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) s = "'" + s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' '))) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+int grade_class(const ClassOptions& o) {
+  std::error_code ec;
+  if (!fs::is_directory(o.dir, ec)) throw UsageError("--class: no such folder: " + o.dir);
+  if (o.csv.empty()) throw UsageError("--class needs --csv FILE (where the scores go)");
+  const fs::path csv_dir = fs::absolute(o.csv).parent_path();
+  if (!fs::is_directory(csv_dir, ec)) throw UsageError("--csv: no such folder: " + csv_dir.string());
+  const std::vector<Submission> subs = submissions(o);
+  if (subs.empty()) throw UsageError("--class: no .cpp file and no student folder in " + o.dir);
+  GradeSetup setup = prepare_grading(o.exercise, o.sandbox, o.timeout, o.compile_timeout);
+  std::cout << "grading " << subs.size() << " submissions for the '" << o.exercise << "' exercise, " << o.jobs
+            << " at a time\n" << isolation_text(setup.isolation) << "\n" << std::flush;
+  std::vector<Outcome> outcomes(subs.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex print;
+  std::random_device fresh;
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < subs.size();) {
+      unsigned seed = 0;
+      {
+        std::lock_guard<std::mutex> lock(print);
+        seed = o.seed >= 0 ? unsigned(o.seed) : fresh();
+      }
+      Outcome out = grade_submission(setup, subs[i].file, seed, i, true);
+      if (!subs[i].refused.empty()) {
+        out.status = "refused";
+        out.reason = subs[i].refused;
+      }
+      std::lock_guard<std::mutex> lock(print);
+      std::cout << "[" << i + 1 << "/" << subs.size() << "] " << printable(subs[i].label) << ": " << out.status << ", "
+                << out.report.score() << "/" << out.report.max_score() << " (" << out.report.percent() << "%)"
+                << (out.reason.empty() ? "" : ": " + printable(out.reason)) << "\n" << std::flush;
+      outcomes[i] = std::move(out);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < o.jobs; ++j) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  kill_orphans();
+  print_summary(subs, outcomes);
+  ag::write_file_atomic(o.csv, csv_text(subs, outcomes));
+  std::cout << "\nscores written to " << o.csv << " (one row per submission)\n";
+  return 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,228 @@
+#include "cli/grade_run.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/cli.h"
+#include "data/resources.h"
+
+namespace cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uintmax_t kMaxSubmissionBytes = 1 << 20;
+
+// BUILD/assignments/grade_toolchain.txt, or PREFIX/share/autograd/assignments/ when installed.
+fs::path toolchain_path() {
+  const std::string prefix = ag::installed_prefix();
+  if (!prefix.empty()) return ag::shipped_file("assignments/grade_toolchain.txt");
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path build = ec ? fs::current_path() : self.parent_path().parent_path();  // BUILD/cli/autograd -> BUILD
+  return build / "assignments" / "grade_toolchain.txt";
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+void read_toolchain(GradeSetup& s) {
+  const fs::path path = toolchain_path();
+  std::ifstream in(path);
+  if (!in) {
+    throw UsageError("cannot read " + path.string() +
+                     ": configure and build the project first (cmake --build BUILD), or install it (cmake --install BUILD)");
+  }
+  std::map<std::string, std::string> kv;
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t eq = line.find('=');
+    if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  s.compiler = kv["compiler"];
+  s.compile_flags = split(kv["compile_flags"]);
+  s.libraries = split(kv["libraries"]);
+  // The compiler's and the libraries' folders, when they live outside /usr, are made visible.
+  std::vector<std::string> paths = s.libraries;
+  paths.push_back(s.compiler);
+  for (const std::string& f : s.compile_flags) paths.push_back(f.rfind("-I", 0) == 0 ? f.substr(2) : "");
+  for (const std::string& p : paths) {
+    if (p.empty() || p[0] != '/' || p.rfind("/usr/", 0) == 0) continue;
+    s.visible.push_back(fs::is_directory(p) ? p : fs::path(p).parent_path().string());
+  }
+}
+
+void copy_into(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+}
+
+// The folder's view of the exercise: its public header where the stub includes it.
+void add_public_header(const GradeSetup& s, const fs::path& folder) {
+  const kit::ExerciseSpec& spec = s.exercise.spec;
+  copy_into(fs::path(spec.folder) / spec.header, folder / "include" / "assignments" / spec.name / spec.header);
+}
+
+std::vector<std::string> compile_command(const GradeSetup& s, std::vector<std::string> sources, bool link) {
+  std::vector<std::string> cmd = {s.compiler};
+  cmd.insert(cmd.end(), s.compile_flags.begin(), s.compile_flags.end());
+  cmd.push_back("-Iinclude");
+  if (!link) cmd.push_back("-c");
+  cmd.insert(cmd.end(), sources.begin(), sources.end());
+  if (link) {
+    cmd.insert(cmd.end(), s.libraries.begin(), s.libraries.end());
+    cmd.insert(cmd.end(), {"-o", "child"});
+  }
+  return cmd;
+}
+
+std::string trimmed(const std::string& text, std::size_t max) {
+  return text.size() <= max ? text : text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " more bytes]\n";
+}
+
+// A copy of the submission into the folder, or the reason it is refused.
+std::string take_submission(const fs::path& file, const fs::path& to, bool refuse_links) {
+  struct stat st {};
+  if ((refuse_links ? ::lstat(file.c_str(), &st) : ::stat(file.c_str(), &st)) != 0) return "cannot read the file";
+  if (S_ISLNK(st.st_mode)) return "is a symbolic link (submissions must be plain files)";
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  if (std::uintmax_t(st.st_size) > kMaxSubmissionBytes) return "is larger than 1 MiB";
+  std::ifstream in(file, std::ios::binary);
+  std::ofstream out(to, std::ios::binary);
+  out << in.rdbuf();
+  return in && out ? "" : "cannot read the file";
+}
+
+std::string status_of(const RunResult& r, const kit::ParsedAnswers& p) {
+  if (p.complete) return "graded";
+  if (r.timed_out) return "timed out";
+  if (r.output_overflow || !p.error.empty()) return "malformed answer";
+  if (r.signal != 0 || r.exit_status > 128) return "crashed";
+  return "exited early";
+}
+
+}  // namespace
+
+// Builds the adapter and the protocol's main once per run, in the sandbox like the submissions.
+void build_harness(GradeSetup& s, const std::string& exercise);
+
+std::string assignments_folder() { return ag::shipped_file("assignments"); }
+
+std::string exercise_of(const fs::path& file, const std::string& option) {
+  std::string name = option;
+  if (name.empty()) {
+    std::ifstream in(file);
+    for (std::string line; name.empty() && std::getline(in, line);) {
+      if (line.rfind("// exercise:", 0) == 0) std::istringstream(line.substr(12)) >> name;
+    }
+  }
+  if (name.empty()) name = fs::absolute(file).parent_path().filename().string();
+  const std::vector<std::string> names = kit::exercise_names(assignments_folder());
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : "|") + n;
+    throw UsageError("cannot tell which exercise " + file.string() + " is for ('" + name + "'); pass --exercise " + list);
+  }
+  return name;
+}
+
+GradeSetup prepare_grading(const std::string& exercise, const std::string& sandbox, double run_seconds,
+                           double compile_seconds) {
+  GradeSetup s;
+  read_toolchain(s);
+  s.assignments = assignments_folder();
+  s.exercise = kit::load_exercise(s.assignments, exercise);
+  s.isolation = choose_isolation(sandbox);
+  s.run_limits.wall_seconds = run_seconds;
+  s.run_limits.cpu_seconds = rlim_t(run_seconds) + 1;
+  s.run_limits.memory_bytes = rlim_t(1) << 30;
+  s.run_limits.file_bytes = rlim_t(1) << 20;
+  s.compile_limits.wall_seconds = compile_seconds;
+  s.compile_limits.cpu_seconds = rlim_t(compile_seconds) + 1;
+  s.compile_limits.output_bytes = 1 << 20;
+  std::string tmpl = (fs::temp_directory_path() / ("autograd-grade-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a temporary folder in " + fs::temp_directory_path().string());
+  s.root = tmpl;
+  register_folder(s.root);
+  try {
+    build_harness(s, exercise);
+  } catch (...) {
+    RemoveOnExit remove{s.root};
+    throw;
+  }
+  return s;
+}
+
+void build_harness(GradeSetup& s, const std::string& exercise) {
+  s.harness = s.root / "harness";
+  add_public_header(s, s.harness);
+  const fs::path kit = fs::path(s.assignments) / "kit";
+  copy_into(kit / "child.h", s.harness / "include" / "assignments" / "kit" / "child.h");
+  copy_into(kit / "child_main.cpp", s.harness / "child_main.cpp");
+  copy_into(fs::path(s.exercise.spec.folder) / "adapter.cpp", s.harness / "adapter.cpp");
+  const RunResult r = run_limited(compile_command(s, {"child_main.cpp", "adapter.cpp"}, false), s.harness, s.visible,
+                                  s.compile_limits, s.isolation, "");
+  if (!r.exited_ok()) {
+    throw std::runtime_error("cannot build the grading harness of '" + exercise + "' (" + r.describe(s.compile_limits) +
+                             "): " + r.err.substr(0, 2000));
+  }
+}
+
+RemoveOnExit::~RemoveOnExit() {
+  std::error_code ec;
+  fs::remove_all(folder, ec);
+  unregister_folder(folder);
+}
+
+Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned seed, std::size_t index,
+                         bool refuse_links) {
+  const std::vector<kit::DrawnCase> cases = kit::draw_cases(s.exercise, seed);
+  const fs::path folder = s.root / ("sub-" + std::to_string(index));
+  fs::create_directories(folder);
+  Outcome o;
+  auto fail = [&](const std::string& status, const std::string& reason) {
+    o.status = status;
+    o.reason = reason;
+    o.report = kit::score(s.exercise, seed, cases, kit::ParsedAnswers{}, reason);
+    std::error_code ec;
+    fs::remove_all(folder, ec);
+    return o;
+  };
+  if (const std::string refused = take_submission(file, folder / "submission.cpp", refuse_links); !refused.empty()) {
+    return fail("refused", "the submission " + refused);
+  }
+  add_public_header(s, folder);
+  for (const char* obj : {"child_main.o", "adapter.o"}) copy_into(s.harness / obj, folder / obj);
+  const RunResult build = run_limited(compile_command(s, {"submission.cpp", "child_main.o", "adapter.o"}, true), folder,
+                                      s.visible, s.compile_limits, s.isolation, "");
+  o.compiler_output = trimmed(build.out + build.err, 20000);
+  if (!build.exited_ok()) {
+    return fail("does not compile", build.timed_out ? "the compile " + build.describe(s.compile_limits)
+                                                    : "does not compile (the compiler " + build.describe(s.compile_limits) + ")");
+  }
+  std::vector<std::vector<arma::mat>> sent;
+  for (const kit::DrawnCase& c : cases) sent.push_back(c.sent);
+  const RunResult run = run_limited({(folder / "child").string()}, folder, s.visible, s.run_limits, s.isolation,
+                                    kit::encode_cases(sent));
+  const kit::ParsedAnswers answers = kit::parse_answers(run.out, cases.size(), s.exercise.spec.inputs.size());
+  o.status = status_of(run, answers);
+  o.program_output = trimmed(run.err, 4000);
+  const std::string failure = answers.complete ? "" : "it " + run.describe(s.run_limits) + " before answering every case";
+  o.report = kit::score(s.exercise, seed, cases, answers, run.output_overflow ? "it " + run.describe(s.run_limits) : failure);
+  o.reason = o.status == "graded" ? "" : o.report.failure;
+  std::error_code ec;
+  fs::remove_all(folder, ec);
+  return o;
+}
+
+}  // namespace cli

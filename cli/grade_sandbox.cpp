@@ -1,0 +1,299 @@
+#include "cli/grade_sandbox.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cli/cli.h"
+
+namespace cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::mutex registry_mutex;
+std::set<pid_t> running_groups;
+std::set<std::string> folders;
+
+const std::string& bwrap_path() {
+  static const std::string path = [] {
+    for (const char* p : {"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"}) {
+      if (::access(p, X_OK) == 0) return std::string(p);
+    }
+    return std::string();
+  }();
+  return path;
+}
+
+// The sandbox's filesystem: /usr and what the loader and the compiler need, read-only; the folder writable.
+std::vector<std::string> bwrap_arguments(const fs::path& folder, const std::vector<std::string>& visible) {
+  std::vector<std::string> a = {bwrap_path(), "--die-with-parent", "--unshare-all", "--new-session",
+                                "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr"};
+  for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    std::error_code ec;
+    if (fs::is_symlink(top, ec)) {
+      a.insert(a.end(), {"--symlink", fs::read_symlink(top, ec).string(), top});
+    } else if (fs::is_directory(top, ec)) {
+      a.insert(a.end(), {"--ro-bind", top, top});
+    }
+  }
+  for (const char* etc : {"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"}) {
+    a.insert(a.end(), {"--ro-bind-try", etc, etc});
+  }
+  for (const std::string& v : visible) a.insert(a.end(), {"--ro-bind-try", v, v});
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", folder.string(),
+                     folder.string(), "--chdir", folder.string(), "--"});
+  return a;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (std::string& s : v) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// In the forked child: only async-signal-safe calls until execve.
+[[noreturn]] void exec_child(char* const* argv, char* const* envp, const char* folder, const Limits& limits,
+                             int in, int out, int err) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  ::signal(SIGXFSZ, SIG_DFL);
+  ::dup2(in, 0);
+  ::dup2(out, 1);
+  ::dup2(err, 2);
+  const struct { int what; rlim_t value; } limits_list[] = {
+      {RLIMIT_CPU, limits.cpu_seconds}, {RLIMIT_AS, limits.memory_bytes},
+      {RLIMIT_FSIZE, limits.file_bytes}, {RLIMIT_CORE, 0}};
+  for (const auto& l : limits_list) {
+    const struct rlimit r = {l.value, l.value};
+    ::setrlimit(l.what, &r);
+  }
+  if (::chdir(folder) != 0) ::_exit(126);
+  ::execve(argv[0], argv, envp);
+  ::_exit(127);
+}
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+// Reads what `fd` has now; false at end of file.
+bool read_some(int fd, std::string& into, std::size_t keep) {
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) return false;
+    if (n < 0) return errno == EAGAIN || errno == EINTR;
+    if (into.size() < keep) into.append(buffer, std::min<std::size_t>(std::size_t(n), keep - into.size()));
+    else if (keep == SIZE_MAX) into.append(buffer, std::size_t(n));
+  }
+}
+
+struct Pipes {
+  int in[2], out[2], err[2];
+};
+
+// The poll loop: feeds stdin, collects the output, enforces the deadline and the output cap.
+void supervise(pid_t pid, Pipes& p, const std::string& input, const Limits& limits, RunResult& r, int& status) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(limits.wall_seconds);
+  std::size_t written = 0;
+  bool out_open = true, err_open = true, exited = false;
+  int in_fd = p.in[1];
+  if (input.empty()) { ::close(in_fd); in_fd = -1; }
+  while (!exited || out_open || err_open) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) exited = true;
+    if (exited) {  // drain what is there; a background process may hold the pipes open
+      if (out_open) read_some(p.out[0], r.out, SIZE_MAX);
+      if (err_open) read_some(p.err[0], r.err, 65536);
+      break;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      r.timed_out = true;
+      break;
+    }
+    pollfd fds[3] = {{out_open ? p.out[0] : -1, POLLIN, 0}, {err_open ? p.err[0] : -1, POLLIN, 0},
+                     {in_fd, POLLOUT, 0}};
+    const int wait_ms = int(std::min(50.0, std::chrono::duration<double, std::milli>(deadline - now).count()) + 1);
+    ::poll(fds, 3, wait_ms);
+    if (out_open && (fds[0].revents & (POLLIN | POLLHUP))) out_open = read_some(p.out[0], r.out, SIZE_MAX);
+    if (err_open && (fds[1].revents & (POLLIN | POLLHUP))) err_open = read_some(p.err[0], r.err, 65536);
+    if (r.out.size() > limits.output_bytes) {
+      r.output_overflow = true;
+      break;
+    }
+    if (in_fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t n = ::write(in_fd, input.data() + written, input.size() - written);
+      if (n > 0) written += std::size_t(n);
+      if (n < 0 && errno != EAGAIN) written = input.size();  // the child closed its stdin
+      if (written == input.size()) { ::close(in_fd); in_fd = -1; }
+    }
+  }
+  if (in_fd >= 0) ::close(in_fd);
+  ::kill(-pid, SIGKILL);  // the whole group, whatever it left running
+  if (!exited) ::waitpid(pid, &status, 0);
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+Isolation choose_isolation(const std::string& wanted) {
+  if (wanted == "none") return Isolation::None;
+  if (wanted != "auto" && wanted != "bwrap") throw UsageError("--sandbox must be auto, bwrap or none, got '" + wanted + "'");
+  bool works = false;
+  if (!bwrap_path().empty()) {
+    Limits probe;
+    probe.wall_seconds = 10;
+    const RunResult r = run_limited({bwrap_path(), "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent",
+                                     "--", "/bin/sh", "-c", "exit 0"},
+                                    fs::temp_directory_path(), {}, probe, Isolation::None, "");
+    works = r.exited_ok();
+  }
+  if (!works && wanted == "bwrap") throw UsageError("--sandbox bwrap: bwrap is not installed or cannot create namespaces here");
+  return works ? Isolation::Bwrap : Isolation::None;
+}
+
+std::string isolation_text(Isolation isolation) {
+  if (isolation == Isolation::Bwrap) {
+    return "sandbox: bwrap (no network, its own PID namespace, only /usr and its own folder visible, "
+           "read-only outside that folder; time, CPU, memory, file-size and output limits)";
+  }
+  return "sandbox: none (--sandbox none, or bwrap is unavailable): time, CPU, memory, file-size and output limits, its own process "
+         "group and a fresh folder, but the network and the filesystem are NOT isolated";
+}
+
+std::string RunResult::describe(const Limits& limits) const {
+  char buf[160];
+  if (timed_out) {
+    std::snprintf(buf, sizeof buf, "timed out after %g s (killed)", limits.wall_seconds);
+    return buf;
+  }
+  if (output_overflow) return "wrote more than " + std::to_string(limits.output_bytes) + " bytes of output (killed)";
+  int sig = signal;
+  if (sig == 0 && exit_status > 128 && exit_status < 128 + 65) sig = exit_status - 128;  // bwrap's way to say it
+  if (sig == SIGXCPU) return "exceeded its CPU time limit of " + std::to_string(limits.cpu_seconds) + " s (SIGXCPU)";
+  if (sig != 0) {
+    const char* abbrev = sigabbrev_np(sig);
+    std::snprintf(buf, sizeof buf, "was killed by SIG%s (%s)", abbrev ? abbrev : "?", sigdescr_np(sig) ? sigdescr_np(sig) : "");
+    return buf;
+  }
+  return "exited with status " + std::to_string(exit_status);
+}
+
+RunResult run_limited(const std::vector<std::string>& argv, const fs::path& folder,
+                      const std::vector<std::string>& visible, const Limits& limits, Isolation isolation,
+                      const std::string& input) {
+  std::vector<std::string> full = isolation == Isolation::Bwrap ? bwrap_arguments(folder, visible)
+                                                                : std::vector<std::string>{};
+  full.insert(full.end(), argv.begin(), argv.end());
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C", "OPENBLAS_NUM_THREADS=1",
+                                  "HOME=" + folder.string(), "TMPDIR=" + folder.string()};
+  std::vector<char*> c_argv = c_strings(full), c_env = c_strings(env);
+  const std::string dir = folder.string();
+  Pipes p{};
+  if (::pipe2(p.in, O_CLOEXEC) != 0 || ::pipe2(p.out, O_CLOEXEC) != 0 || ::pipe2(p.err, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("cannot create pipes: ") + std::strerror(errno));
+  }
+  std::unique_lock<std::mutex> lock(registry_mutex);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
+  if (pid == 0) exec_child(c_argv.data(), c_env.data(), dir.c_str(), limits, p.in[0], p.out[1], p.err[1]);
+  ::setpgid(pid, pid);
+  running_groups.insert(pid);
+  lock.unlock();
+  ::close(p.in[0]);
+  ::close(p.out[1]);
+  ::close(p.err[1]);
+  set_nonblocking(p.in[1]);
+  set_nonblocking(p.out[0]);
+  set_nonblocking(p.err[0]);
+  RunResult r;
+  int status = 0;
+  supervise(pid, p, input, limits, r, status);
+  ::close(p.out[0]);
+  ::close(p.err[0]);
+  lock.lock();
+  running_groups.erase(pid);
+  lock.unlock();
+  if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+void install_interrupt_cleanup() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    static sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);  // every thread started later inherits the mask
+    std::thread([] {
+      int sig = 0;
+      ::sigwait(&set, &sig);
+      std::lock_guard<std::mutex> lock(registry_mutex);
+      for (pid_t g : running_groups) ::kill(-g, SIGKILL);
+      for (const std::string& f : folders) {
+        std::error_code ec;
+        fs::remove_all(f, ec);
+      }
+      std::fprintf(stderr, "autograd grade: interrupted by SIG%s: the student programs were killed and the "
+                   "temporary folders removed\n", sigabbrev_np(sig));
+      ::_exit(128 + sig);
+    }).detach();
+  });
+}
+
+void register_folder(const fs::path& folder) {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  folders.insert(folder.string());
+}
+
+void unregister_folder(const fs::path& folder) {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  folders.erase(folder.string());
+}
+
+void kill_orphans() {
+  for (int round = 0; round < 50; ++round) {
+    bool found = false;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator("/proc", ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream stat(e.path() / "stat");
+      std::string line;
+      std::getline(stat, line);
+      const std::size_t close = line.rfind(')');
+      if (close == std::string::npos) continue;
+      char state = 0;
+      long ppid = 0;
+      if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) != 2 || ppid != ::getpid()) continue;
+      const pid_t pid = pid_t(std::stol(name));
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      found = true;
+    }
+    if (!found) return;
+  }
+}
+
+}  // namespace cli

@@ -1,0 +1,57 @@
+// Running untrusted programs (a student's compile and its grading run): a
+// wall-clock limit, CPU, memory, file-size and output limits, its own process
+// group in a fresh folder, and every process it started killed at the end.
+// With bubblewrap (bwrap) it also runs in new namespaces: no network, its own
+// PID namespace (nothing outlives it), and a filesystem that holds only /usr,
+// a few files of /etc, and its folder, the one writable place.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cli {
+
+enum class Isolation { Bwrap, None };
+
+// "auto" (bwrap when it works here), "bwrap" (or a UsageError) or "none".
+Isolation choose_isolation(const std::string& wanted);
+// One line for the output: what is isolated and what is not.
+std::string isolation_text(Isolation isolation);
+
+struct Limits {
+  double wall_seconds = 10;
+  rlim_t cpu_seconds = 11;
+  rlim_t memory_bytes = rlim_t(2) << 30;
+  rlim_t file_bytes = rlim_t(64) << 20;
+  std::size_t output_bytes = std::size_t(1) << 20;  // stdout beyond this: killed
+};
+
+struct RunResult {
+  int exit_status = -1;  // when it exited
+  int signal = 0;        // when a signal stopped it
+  bool timed_out = false, output_overflow = false;
+  double wall_seconds = 0;
+  std::string out, err;  // err keeps its first 64 KiB
+  bool exited_ok() const { return exit_status == 0 && !timed_out && !output_overflow; }
+  std::string describe(const Limits& limits) const;  // "timed out after 10 s", "killed by SIGSEGV (...)"
+};
+
+// Runs argv[0] (an absolute path) in `folder` with `input` on its stdin.
+// `visible` are extra read-only paths inside the sandbox (the compiler's, say).
+RunResult run_limited(const std::vector<std::string>& argv, const std::filesystem::path& folder,
+                      const std::vector<std::string>& visible, const Limits& limits, Isolation isolation,
+                      const std::string& input);
+
+// Ctrl-C and kill: from the first call on, SIGINT, SIGTERM and SIGHUP kill every
+// running child's process group, remove the registered folders and exit 130/143/129.
+void install_interrupt_cleanup();
+void register_folder(const std::filesystem::path& folder);
+void unregister_folder(const std::filesystem::path& folder);
+// Without a PID namespace a child may escape its group (setsid, a double fork):
+// as a subreaper this process inherits such orphans; this kills and reaps them.
+void kill_orphans();
+
+}  // namespace cli

@@ -1,0 +1,154 @@
+// `autograd grade --class`: a folder with a correct, a wrong, a cheating, a
+// broken and a hostile-named submission, and a student folder, graded into a
+// CSV that a spreadsheet reads back exactly; and "Adding an exercise" from
+// assignments/README.md, followed step by step in a temporary copy.
+#define BOOST_TEST_MODULE cli_grade_class
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "cli_run.h"
+
+namespace fs = std::filesystem;
+using cli_test::has;
+using cli_test::quote;
+using cli_test::slurp;
+
+namespace {
+
+// A scratch folder per test process, made and removed by a global fixture (a
+// function-local static path would be destroyed before a global's destructor ran).
+fs::path scratch() { return fs::temp_directory_path() / ("ag_cli_grade_class_" + std::to_string(::getpid())); }
+
+struct Scratch {
+  Scratch() {
+    fs::remove_all(scratch());
+    fs::create_directories(scratch());
+  }
+  ~Scratch() { fs::remove_all(scratch()); }
+};
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+// RFC 4180: fields split at commas, quoted fields may hold commas, "" and newlines.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    std::string& field = rows.back().back();
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') quoted = true;
+    else if (c == ',') rows.back().emplace_back();
+    else if (c == '\n') rows.emplace_back(1);
+    else field += c;
+  }
+  if (rows.back().size() == 1 && rows.back()[0].empty()) rows.pop_back();
+  return rows;
+}
+
+const std::string kHead = "#include <cstdio>\n#include <unistd.h>\n#include \"assignments/softmax/softmax.h\"\n";
+const std::string kRight = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) {\n"
+                           "  const arma::vec s = arma::sum(dy % y, 1);\n  return y % (dy.each_col() - s);\n}\n";
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(Scratch);
+
+BOOST_AUTO_TEST_CASE(a_class_folder_becomes_one_csv_row_per_submission) {
+  const fs::path dir = scratch() / "class";
+  const std::string hostile = "evil, \"quoted\"\nname.cpp";
+  write(dir / "right.cpp", kHead + kRight);
+  write(dir / "twice.cpp", kHead + "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) {\n"
+                                   "  const arma::vec s = arma::sum(dy % y, 1);\n  return 2 * y % (dy.each_col() - s);\n}\n");
+  write(dir / "cheat.cpp", kHead + "static int c = [] { std::printf(\"score: 5/5 (100%%)\\n\"); std::fflush(stdout);"
+                                   " _exit(0); return 0; }();\n" + kRight);
+  write(dir / "broken.cpp", kHead + "this is not C++\n");
+  write(dir / hostile, kHead + kRight);
+  write(dir / "alice" / "softmax.cpp", kHead + kRight);
+  write(dir / "notes.txt", "not a submission\n");
+  fs::create_symlink(std::string(AUTOGRAD_SOURCE_DIR) + "/assignments/softmax/softmax.cpp", dir / "link.cpp");
+  const fs::path csv = scratch() / "scores.csv";
+  const cli_test::Run r = cli_test::run("grade --class " + quote(dir.string()) + " --exercise softmax --csv " +
+                                        quote(csv.string()) + " --jobs 2 --timeout 5");
+  BOOST_TEST_REQUIRE(r.status == 0, r.out << r.err);
+  const std::vector<std::vector<std::string>> rows = parse_csv(slurp(csv));
+  BOOST_TEST_REQUIRE(rows.size() == 8u, slurp(csv));  // the header and 7 submissions
+  const std::vector<std::string>& header = rows[0];
+  BOOST_TEST(header.front() == "file");
+  BOOST_TEST(header[header.size() - 3] == "percent");
+  std::map<std::string, std::vector<std::string>> by_file;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    BOOST_TEST(rows[i].size() == header.size(), rows[i][0]);
+    by_file[rows[i][0]] = rows[i];
+  }
+  auto col = [&](const std::string& file, int from_end) { return by_file.at(file).at(header.size() - from_end); };
+  BOOST_TEST(col("right.cpp", 3) == "100");
+  BOOST_TEST(col("alice/softmax.cpp", 3) == "100");
+  BOOST_TEST(col(hostile, 3) == "100");  // the name survives the round trip
+  BOOST_TEST(col("twice.cpp", 3) == "0");
+  BOOST_TEST(has(col("twice.cpp", 2), "yours = 2 x expected"));
+  BOOST_TEST(col("cheat.cpp", 3) == "0");
+  BOOST_TEST(by_file.at("cheat.cpp")[1] == "malformed answer");
+  BOOST_TEST(has(col("cheat.cpp", 1), "expected 'autograd-answer', got 'score:'"));
+  BOOST_TEST(by_file.at("broken.cpp")[1] == "does not compile");
+  BOOST_TEST(by_file.at("link.cpp")[1] == "refused");
+  BOOST_TEST(has(col("link.cpp", 1), "symbolic link"));
+  BOOST_TEST(has(r.out, "submission"));  // the summary table
+  BOOST_TEST(has(r.out, "evil, \"quoted\"?name.cpp"));  // one line per submission, even for this name
+}
+
+// assignments/README.md, "Adding an exercise", done in a copy: a folder with a
+// spec, a header, an adapter and a stub is found and graded; nothing else changes.
+BOOST_AUTO_TEST_CASE(adding_an_exercise_is_one_folder) {
+  const fs::path copy = scratch() / "copy" / "assignments";
+  fs::create_directories(copy);
+  fs::copy(std::string(AUTOGRAD_SOURCE_DIR) + "/assignments/kit", copy / "kit");
+  const fs::path ex = copy / "colnorm";
+  write(ex / "exercise.spec", "title = BatchNorm backward (training mode)\nforward = batchnorm_composed\neps = 1e-5\n"
+                              "input = x N D -2 2\ninput = gamma 1 D 0.5 1.5\ninput = beta 1 D -1 1\n"
+                              "sends = x gamma dy eps\ncase = random 5x3 | N=5 D=3\ncase = tall 8x2 | N=8 D=2\n");
+  write(ex / "colnorm.h", "#pragma once\n#include <armadillo>\n#include <vector>\n"
+                          "std::vector<arma::mat> colnorm_backward(const arma::mat& x, const arma::mat& gamma,"
+                          " const arma::mat& dy, double eps);\n");
+  write(ex / "adapter.cpp", "#include \"assignments/kit/child.h\"\n#include \"assignments/colnorm/colnorm.h\"\n"
+                            "std::vector<arma::mat> kit_child::answer(const std::vector<arma::mat>& s) {\n"
+                            "  return colnorm_backward(s.at(0), s.at(1), s.at(2), s.at(3)(0));\n}\n");
+  const std::string stub = "#include \"assignments/colnorm/colnorm.h\"\n"
+                           "std::vector<arma::mat> colnorm_backward(const arma::mat& x, const arma::mat& gamma,"
+                           " const arma::mat& dy, double) {\n"
+                           "  return {arma::zeros(arma::size(x)), arma::zeros(arma::size(gamma)), arma::sum(dy, 0)};\n}\n";
+  write(ex / "colnorm.cpp", stub);
+  const std::string env = "AUTOGRAD_DATA_DIR=" + quote((scratch() / "copy").string());
+  const cli_test::Run s = cli_test::run("grade " + quote((ex / "colnorm.cpp").string()), env);
+  BOOST_TEST(s.status == 1, s.out << s.err);
+  BOOST_TEST(has(s.out, "Grading: BatchNorm backward (training mode)"), s.out);
+  BOOST_TEST(has(s.out, "score: 2/7 (28%)"), s.out);  // dbeta right in both cases, all else wrong
+  // The cs231n formula, column by column: dx = rstd/N (N dxhat - sum dxhat - xhat sum(dxhat xhat)).
+  write(scratch() / "mine" / "colnorm.cpp",
+        "#include \"assignments/colnorm/colnorm.h\"\n"
+        "std::vector<arma::mat> colnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dy,"
+        " double eps) {\n"
+        "  const double n = double(x.n_rows);\n"
+        "  const arma::mat c = x.each_row() - arma::mean(x, 0);\n"
+        "  const arma::rowvec rstd = 1.0 / arma::sqrt(arma::mean(arma::square(c), 0) + eps);\n"
+        "  const arma::mat xhat = c.each_row() % rstd;\n"
+        "  arma::mat dxhat = dy;\n  dxhat.each_row() %= gamma;\n"
+        "  arma::mat dx = n * dxhat;\n  dx.each_row() -= arma::sum(dxhat, 0);\n"
+        "  dx -= xhat.each_row() % arma::sum(dxhat % xhat, 0);\n"
+        "  dx.each_row() %= rstd / n;\n"
+        "  return {dx, arma::sum(dy % xhat, 0), arma::sum(dy, 0)};\n}\n");
+  const cli_test::Run m = cli_test::run("grade --exercise colnorm " + quote((scratch() / "mine" / "colnorm.cpp").string()), env);
+  BOOST_TEST(m.status == 0, m.out << m.err);
+  BOOST_TEST(has(m.out, "score: 7/7 (100%)"), m.out);
+}
