@@ -20,22 +20,10 @@ constexpr std::size_t kGptBatch = 32;
 
 // The first 32 words of the list, in the file's order, framed by the boundary:
 // the peer builds the same batch from the same file without our split.
-struct GptBatch {
-  arma::uvec input, target;
-  std::vector<arma::uword> lengths;
-};
-GptBatch first_words(const ag::TextData& words, arma::uword context) {
+ag::SequenceBatch first_words(const ag::TextData& words, arma::uword context) {
   const std::vector<std::vector<arma::uword>> lines(words.lines.begin(), words.lines.begin() + kGptBatch);
-  std::vector<arma::uword> in, out;
-  GptBatch b;
-  for (const ag::Sequence& s : ag::make_sequences(lines, context)) {
-    in.insert(in.end(), s.input.begin(), s.input.end());
-    out.insert(out.end(), s.target.begin(), s.target.end());
-    b.lengths.push_back(s.input.n_elem);
-  }
-  b.input = arma::uvec(in);
-  b.target = arma::uvec(out);
-  return b;
+  const std::vector<ag::Sequence> sequences = ag::make_sequences(lines, context);
+  return ag::gather_sequences(sequences, 0, sequences.size());
 }
 
 }  // namespace
@@ -50,7 +38,7 @@ Case gpt_step_case(bool fused) {
             ag::LmConfig config;
             config.impl = fused ? ag::Impl::Fused : ag::Impl::Composed;
             const ag::TextData words = ag::load_words();
-            const GptBatch batch = first_words(words, config.context);
+            const ag::SequenceBatch batch = first_words(words, config.context);
             ag::Rng rng(1);
             ag::Gpt model(ag::gpt_spec(config, words.vocab.size()), rng);
             ag::AdamOptions adam;

@@ -233,4 +233,34 @@ double Bigram::loss(const std::vector<Sequence>& sequences) const {
   return n == 0 ? std::nan("") : total / static_cast<double>(n);
 }
 
+SequenceBatch gather_sequences(const std::vector<Sequence>& sequences, const arma::uvec& rows) {
+  SequenceBatch b;
+  std::size_t n = 0;
+  for (arma::uword r : rows) {
+    if (r >= sequences.size()) {
+      throw Error("gather_sequences: row " + std::to_string(r) + " of " + std::to_string(sequences.size()) + " sequences");
+    }
+    n += sequences[r].input.n_elem;
+  }
+  b.input.set_size(n);
+  b.target.set_size(n);
+  std::size_t at = 0;
+  for (arma::uword r : rows) {
+    const Sequence& s = sequences[r];
+    if (s.input.n_elem == 0) continue;
+    b.input.subvec(at, at + s.input.n_elem - 1) = s.input;
+    b.target.subvec(at, at + s.input.n_elem - 1) = s.target;
+    b.lengths.push_back(s.input.n_elem);
+    at += s.input.n_elem;
+  }
+  return b;
+}
+
+SequenceBatch gather_sequences(const std::vector<Sequence>& sequences, std::size_t first, std::size_t count) {
+  if (sequences.empty()) throw Error("gather_sequences: there are no sequences to gather");
+  arma::uvec rows(count);
+  for (std::size_t i = 0; i < count; ++i) rows(i) = (first + i) % sequences.size();
+  return gather_sequences(sequences, rows);
+}
+
 }  // namespace ag

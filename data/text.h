@@ -71,6 +71,16 @@ struct Sequence {
 std::vector<Sequence> make_sequences(const std::vector<std::vector<arma::uword>>& lines, arma::uword context);
 std::size_t count_targets(const std::vector<Sequence>& sequences);
 
+// A batch for the GPT: the tokens of sequences[rows] one after another, their
+// targets, and each sequence's length (attention runs per sequence).
+struct SequenceBatch {
+  arma::uvec input, target;
+  std::vector<arma::uword> lengths;
+};
+SequenceBatch gather_sequences(const std::vector<Sequence>& sequences, const arma::uvec& rows);
+// rows first, first + 1, ..., first + count - 1, wrapping round the end.
+SequenceBatch gather_sequences(const std::vector<Sequence>& sequences, std::size_t first, std::size_t count);
+
 // Count bigram with add-one smoothing: P(b | a) = (n(a, b) + 1) / (n(a) + V).
 struct Bigram {
   arma::mat log_prob;  // V x V: row a, column b

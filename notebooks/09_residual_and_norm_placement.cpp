@@ -196,25 +196,7 @@ NB_CELL {
 // and proj, the FFN's fc and proj: what the three placements share).
 
 // %%
-struct Batch {
-  arma::uvec input, target;
-  std::vector<arma::uword> lengths;
-};
-
-// The sequences first, first + 1, ..., first + count - 1, one after another.
-Batch gather(const std::vector<ag::Sequence>& seqs, std::size_t first, std::size_t count) {
-  Batch b;
-  std::vector<arma::uword> in, out;
-  for (std::size_t i = first; i < first + count; ++i) {
-    const ag::Sequence& s = seqs[i % seqs.size()];
-    in.insert(in.end(), s.input.begin(), s.input.end());
-    out.insert(out.end(), s.target.begin(), s.target.end());
-    b.lengths.push_back(s.input.n_elem);
-  }
-  b.input = arma::uvec(in);
-  b.target = arma::uvec(out);
-  return b;
-}
+using Batch = ag::SequenceBatch;
 
 const ag::TextData words = ag::load_words();
 ag::Rng split_rng(3);
@@ -243,7 +225,7 @@ std::vector<double> block_gradient_norms(ag::Gpt& model, arma::uword layers) {
 }
 
 NB_CELL {
-  const Batch batch = gather(train_seqs, 0, 64);
+  const Batch batch = ag::gather_sequences(train_seqs, 0, 64);
   nb::Plot plot{"gradient_norms", "Gradient norm of each block's weights at initialisation, 12-block GPT",
                 "block (0 = next to the embedding)", "|dloss / dW| of the block", false, true, {}, {"set key top right"}};
   std::vector<std::vector<double>> norms;
@@ -307,7 +289,7 @@ Run train_placement(Placement p) {
   Run run;
   Tape tape;
   for (int step = 0; step < kSteps; ++step) {
-    const Batch b = gather(train_seqs, std::size_t(step) * kBatch, kBatch);
+    const Batch b = ag::gather_sequences(train_seqs, std::size_t(step) * kBatch, kBatch);
     tape.clear();
     adam.zero_grad();
     Var loss = ag::softmax_cross_entropy(model.logits(tape, b.input, b.lengths), b.target);
@@ -316,7 +298,7 @@ Run train_placement(Placement p) {
     adam.step();
     run.loss.push_back(loss.item());
   }
-  run.val = mean_loss(model, gather(val_seqs, 0, 256));
+  run.val = mean_loss(model, ag::gather_sequences(val_seqs, 0, 256));
   return run;
 }
 

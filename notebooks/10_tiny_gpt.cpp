@@ -182,24 +182,7 @@ NB_CELL {
 // held out, and the count bigram on the same words is the baseline.
 
 // %%
-struct Batch {
-  arma::uvec input, target;
-  std::vector<arma::uword> lengths;
-};
-
-Batch gather(const std::vector<ag::Sequence>& seqs, std::size_t first, std::size_t count) {
-  Batch b;
-  std::vector<arma::uword> in, out;
-  for (std::size_t i = first; i < first + count; ++i) {
-    const ag::Sequence& s = seqs[i % seqs.size()];
-    in.insert(in.end(), s.input.begin(), s.input.end());
-    out.insert(out.end(), s.target.begin(), s.target.end());
-    b.lengths.push_back(s.input.n_elem);
-  }
-  b.input = arma::uvec(in);
-  b.target = arma::uvec(out);
-  return b;
-}
+using Batch = ag::SequenceBatch;
 
 const ag::TextData words = ag::load_words();
 ag::Rng split_rng(3);
@@ -213,7 +196,7 @@ const std::vector<ag::Sequence> val_seqs = [] {
 std::unique_ptr<ag::Gpt> gpt;
 
 double validation_loss(ag::Gpt& model) {
-  const Batch b = gather(val_seqs, 0, val_seqs.size());
+  const Batch b = ag::gather_sequences(val_seqs, 0, val_seqs.size());
   Tape tape;
   ag::NoGrad no_grad(tape);
   return ag::softmax_cross_entropy(model.logits(tape, b.input, b.lengths), b.target).item();
@@ -235,7 +218,7 @@ NB_CELL {
   const int steps = 300;
   std::vector<double> curve_x, curve_y;
   for (int step = 0; step < steps; ++step) {
-    const Batch b = gather(train_seqs, std::size_t(step) * 32, 32);
+    const Batch b = ag::gather_sequences(train_seqs, std::size_t(step) * 32, 32);
     tape.clear();
     adam.zero_grad();
     Var loss = ag::softmax_cross_entropy(gpt->logits(tape, b.input, b.lengths), b.target);

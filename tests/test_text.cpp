@@ -145,6 +145,21 @@ BOOST_AUTO_TEST_CASE(lines_are_framed_by_the_boundary_and_cut_at_the_context) {
   BOOST_CHECK_THROW(ag::make_sequences(lines, 0), ag::Error);
 }
 
+BOOST_AUTO_TEST_CASE(a_batch_is_its_sequences_one_after_another) {
+  const std::vector<ag::Sequence> seqs = ag::make_sequences({{1, 2}, {3}, {4, 5, 6}}, 32);
+  const ag::SequenceBatch b = ag::gather_sequences(seqs, arma::uvec({2, 0}));
+  BOOST_TEST(arma::all(b.input == arma::uvec({0, 4, 5, 6, 0, 1, 2})));
+  BOOST_TEST(arma::all(b.target == arma::uvec({4, 5, 6, 0, 1, 2, 0})));
+  BOOST_TEST((b.lengths == std::vector<arma::uword>{4, 3}));
+  // first, count wraps round the end: rows 2, 0, 1.
+  const ag::SequenceBatch w = ag::gather_sequences(seqs, 2, 3);
+  BOOST_TEST((w.lengths == std::vector<arma::uword>{4, 3, 2}));
+  BOOST_TEST(w.input(7) == 0u);
+  BOOST_TEST(w.input(8) == 3u);
+  BOOST_CHECK_THROW(ag::gather_sequences(seqs, arma::uvec({3})), ag::Error);
+  BOOST_CHECK_THROW(ag::gather_sequences({}, 0, 1), ag::Error);
+}
+
 BOOST_AUTO_TEST_CASE(the_bigram_is_add_one_smoothed_counts) {
   // Train "ab" (pairs 0->1, 1->2, 2->0), vocabulary 3: each row has 3 + 1 counts.
   const ag::Bigram b = ag::fit_bigram(ag::make_sequences({{1, 2}}, 8), 3);

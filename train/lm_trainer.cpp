@@ -32,27 +32,7 @@ void validate(const LmConfig& c) {
   }
 }
 
-// The tokens of sequences[rows] one after another, their targets, and each one's length.
-struct Batch {
-  arma::uvec input, target;
-  std::vector<arma::uword> lengths;
-};
-Batch gather(const std::vector<Sequence>& sequences, const arma::uvec& rows) {
-  Batch b;
-  std::size_t n = 0;
-  for (arma::uword r : rows) n += sequences[r].input.n_elem;
-  b.input.set_size(n);
-  b.target.set_size(n);
-  std::size_t at = 0;
-  for (arma::uword r : rows) {
-    const Sequence& s = sequences[r];
-    b.input.subvec(at, at + s.input.n_elem - 1) = s.input;
-    b.target.subvec(at, at + s.input.n_elem - 1) = s.target;
-    b.lengths.push_back(s.input.n_elem);
-    at += s.input.n_elem;
-  }
-  return b;
-}
+using Batch = SequenceBatch;
 
 struct StepContext {
   Gpt& model;
@@ -137,7 +117,7 @@ double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, Tape& tap
   std::size_t n = 0;
   for (std::size_t first = 0; first < sequences.size(); first += kEvalSequences) {
     const std::size_t last = std::min(first + kEvalSequences, sequences.size()) - 1;
-    const Batch batch = gather(sequences, arma::regspace<arma::uvec>(first, last));
+    const Batch batch = gather_sequences(sequences, arma::regspace<arma::uvec>(first, last));
     tape.clear();
     NoGrad no_grad(tape);
     const double loss = softmax_cross_entropy(model.logits(tape, batch.input, batch.lengths), batch.target).item();
@@ -169,7 +149,7 @@ LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks
     loss_sum = 0;
     seen = 0;
     for (std::size_t s = 0, next_eval = 1; s < batches.size(); ++s) {
-      const Batch batch = gather(run.data.train, batches[s]);
+      const Batch batch = gather_sequences(run.data.train, batches[s]);
       const double loss = train_step(ctx, batch, epoch, s, batches.size());
       const double n = static_cast<double>(batch.target.n_elem);
       loss_sum += loss * n;  // for the progress bar: this epoch so far

@@ -71,7 +71,7 @@ void draw(const std::string& work, const std::vector<Curve>& curves, const std::
      << "set output 'plot.png'\n"
      << "set multiplot layout 1," << (accuracy ? 2 : 1) << " title " << quoted(title) << " font ',14'\n"
      << "set grid\nset xlabel " << quoted(style.x_label) << "\nset xrange [" << first << ":" << last << "]\n"
-     << "set title 'Loss'\nset key top right\n"
+     << "set title 'Loss'\nset key " << (style.log_loss ? "top" : "center") << " right\n"
      << (style.log_loss ? "set ylabel 'loss (log scale)'\nset logscale y\n" : "set ylabel 'loss'\n");
   // gnuplot prints a finite double exactly enough with 17 digits; the label is a quoted literal.
   char reference[200] = "";
