@@ -20,13 +20,19 @@ std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uwor
   return nullptr;
 }
 
-FeedForward::FeedForward(const std::string& name, arma::uword width, Rng& rng, double dropout, std::uint64_t dropout_seed)
+FeedForward::FeedForward(const std::string& name, arma::uword width, Rng& rng, double dropout, std::uint64_t dropout_seed,
+                         Impl gelu)
     : fc(name + ".fc", width, 4 * width, rng, Init::Xavier),
       proj(name + ".proj", 4 * width, width, rng, Init::Xavier),
       dropout_(dropout),
-      dropout_rng_(dropout_seed) {}
+      dropout_rng_(dropout_seed),
+      gelu_(gelu) {}
 
-Var FeedForward::forward(Var x) { return dropout(proj(gelu(fc(x))), dropout_, dropout_rng_, training()); }
+Var FeedForward::forward(Var x) {
+  Var h = fc(x);
+  h = gelu_ == Impl::Fused ? gelu_fused(h) : gelu(h);
+  return dropout(proj(h), dropout_, dropout_rng_, training());
+}
 
 std::string FeedForward::describe() const {
   return "FeedForward(" + std::to_string(fc.weight.value().n_rows) + " -> " + std::to_string(fc.weight.value().n_cols) +
@@ -38,7 +44,7 @@ TransformerBlock::TransformerBlock(const std::string& name, const BlockSpec& spe
       norm1_(spec.placement == Placement::None ? nullptr : make_norm(name + ".norm1", spec.norm, spec.width, spec.impl)),
       norm2_(spec.placement == Placement::None ? nullptr : make_norm(name + ".norm2", spec.norm, spec.width, spec.impl)),
       attn_(name + ".attn", spec.width, spec.heads, spec.impl, rng, spec.dropout, derive_seed(dropout_seed, 1)),
-      ffn_(name + ".ffn", spec.width, rng, spec.dropout, derive_seed(dropout_seed, 2)) {
+      ffn_(name + ".ffn", spec.width, rng, spec.dropout, derive_seed(dropout_seed, 2), spec.impl) {
   if (spec.placement != Placement::None && spec.norm == Norm::None) {
     throw Error("TransformerBlock '" + name + "': placement " + placement_name(spec.placement) +
                 " needs a norm (layernorm or rmsnorm)");

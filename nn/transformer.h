@@ -5,7 +5,8 @@
 //   pre-LN  (GPT-2):  x = x + attn(norm1(x));  x = x + ffn(norm2(x))
 //   none:             x = x + attn(x);         x = x + ffn(x)
 // The norm is LayerNorm or RMSNorm, composed or fused (nn/norm.h); the same
-// Impl picks the attention's softmax.
+// Impl picks the attention's softmax and the feed-forward's GELU (gelu or
+// gelu_fused, ops/gelu.h).
 #pragma once
 
 #include <cstdint>
@@ -22,10 +23,12 @@ enum class Placement { Pre, Post, None };
 const char* placement_name(Placement p);       // "pre", "post", "none"
 Placement parse_placement(const std::string& s);  // throws Error on anything else
 
-// ffn(x) = gelu(x W1 + b1) W2 + b2, W1: width x 4 width (GPT-2's expansion).
+// ffn(x) = gelu(x W1 + b1) W2 + b2, W1: width x 4 width (GPT-2's expansion);
+// `gelu` picks the composed GELU or the fused one (one node).
 class FeedForward : public Module {
  public:
-  FeedForward(const std::string& name, arma::uword width, Rng& rng, double dropout = 0.0, std::uint64_t dropout_seed = 0);
+  FeedForward(const std::string& name, arma::uword width, Rng& rng, double dropout = 0.0, std::uint64_t dropout_seed = 0,
+              Impl gelu = Impl::Composed);
   Var forward(Var x) override;
   std::vector<Parameter*> parameters() override { return {&fc.weight, &fc.bias, &proj.weight, &proj.bias}; }
   std::string describe() const override;
@@ -35,6 +38,7 @@ class FeedForward : public Module {
  private:
   double dropout_;
   Rng dropout_rng_;
+  Impl gelu_;
 };
 
 struct BlockSpec {
