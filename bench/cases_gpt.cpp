@@ -29,9 +29,9 @@ ag::SequenceBatch first_words(const ag::TextData& words, arma::uword context) {
 }  // namespace
 
 // The defaults of `autograd train --model gpt` (ag::LmConfig): 4 pre-LN blocks
-// of width 64 with 4 heads, context 32, composed LayerNorm and softmax, AdamW
+// of width 64 with 4 heads, context 32, composed LayerNorm, softmax and GELU, AdamW
 // (lr 3e-3, weight decay 0.01), gradient norm clipped to 1; `fused`: the same
-// with --impl fused (fused LayerNorm and softmax, PyTorch's kernels).
+// with --impl fused (fused LayerNorm, softmax and GELU, like PyTorch's kernels).
 Case gpt_step_case(bool fused) {
   const std::string shape = fused ? "4x64 b32 fused" : "4x64 b32";
   return {"gpt_step", shape, [fused, shape](const Plan& plan) {
@@ -65,7 +65,7 @@ Case gpt_step_case(bool fused) {
             tape.clear();
             r.time = measure({}, body, plan);
             r.note = std::to_string(batch.target.n_elem) + " tokens, " + ag::impl_name(config.impl) +
-                     " LN and softmax, AdamW; saved: one step";
+                     " LN, softmax and GELU, AdamW; saved: one step";
             return r;
           }};
 }

@@ -273,7 +273,7 @@ def run_gpt_step(shape, repeats, quick):
 
     median, runs = measure(lambda: None, body, repeats, quick)
     return {"case": "gpt_step", "shape": shape, "median_s": median, "repeats": runs,
-            "note": f"{sum(p.numel() for p in model.parameters())} parameters, padded to 32x{t}, fused LN and softmax, AdamW"}
+            "note": f"{sum(p.numel() for p in model.parameters())} parameters, padded to 32x{t}, fused LN, softmax and GELU, AdamW"}
 
 
 def main():

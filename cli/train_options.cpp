@@ -17,7 +17,7 @@ void add_train_options(po::options_description& options, TrainOptions& v, const 
       ("label", po::value(&v.label), "mlp, CSV: the label column (header name or 1-based number; default: the last)")
       ("hidden", po::value(&v.hidden)->default_value(v.hidden), "mlp: hidden layer sizes, comma-separated (\"\" for none)")
       ("norm", po::value(&v.norm)->default_value(v.norm), "none, layernorm or rmsnorm (mlp: after each hidden Linear; gpt: layernorm or rmsnorm, the default layernorm)")
-      ("impl", po::value(&v.impl)->default_value(v.impl), "composed or fused norm implementation (gpt: and softmax)")
+      ("impl", po::value(&v.impl)->default_value(v.impl), "composed or fused norm implementation (gpt: also the softmax and the GELU)")
       ("activation", po::value(&v.activation)->default_value(v.activation), "mlp: relu, tanh or gelu")
       ("optimizer", po::value(&v.optimizer)->default_value(v.optimizer), "sgd, adam or adamw (gpt: adam or adamw, the default adamw)")
       ("lr", po::value(&v.lr)->default_value(v.lr, "0.001"), "learning rate (gpt: the peak, default 0.003)")

@@ -7,11 +7,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <tuple>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "assignments/engine/engine.h"
 #include "assignments/kit/grader.h"
 
 #if __has_include("../assignments/solutions/layernorm.cpp")
@@ -21,8 +23,12 @@
 #define rmsnorm_backward rmsnorm_backward_ref
 #define linear_backward linear_backward_ref
 #define batchnorm_backward batchnorm_backward_ref
+#define log_softmax_ce_backward log_softmax_ce_backward_ref
+#define walk_backward walk_backward_ref
 #include "../assignments/solutions/batchnorm.cpp"
+#include "../assignments/solutions/engine.cpp"
 #include "../assignments/solutions/layernorm.cpp"
+#include "../assignments/solutions/log_softmax_ce.cpp"
 #include "../assignments/solutions/matmul_bias.cpp"
 #include "../assignments/solutions/rmsnorm.cpp"
 #include "../assignments/solutions/softmax.cpp"
@@ -31,6 +37,8 @@
 #undef rmsnorm_backward
 #undef linear_backward
 #undef batchnorm_backward
+#undef log_softmax_ce_backward
+#undef walk_backward
 #endif
 
 namespace {
@@ -43,6 +51,32 @@ std::string table(const kit::GradeReport& r) {
   std::ostringstream os;
   r.print(os);
   return os.str();
+}
+
+// The labels of the op table's softmax_cross_entropy row, as the adapter passes them: y_i = i mod C.
+arma::uvec row_labels(const arma::mat& z) {
+  arma::uvec labels(z.n_rows);
+  for (arma::uword i = 0; i < z.n_rows; ++i) labels(i) = i % z.n_cols;
+  return labels;
+}
+
+// The engine exercise's graph as its adapter records it (c = a b, e = tanh(c) + c, f = e a, y = f f),
+// walked by `walk`; the leaves' grads are the answer.
+Mats on_engine_graph(const Mats& sent, const std::function<void(std::vector<Node>&)>& walk) {  // a, b, dy
+  std::vector<Node> n;
+  auto push = [&n](OpKind op, int a, int b, const arma::mat& v) {
+    n.push_back({op, a, b, v, arma::mat(arma::size(v), arma::fill::zeros)});
+  };
+  push(OpKind::Leaf, -1, -1, sent[0]);
+  push(OpKind::Leaf, -1, -1, sent[1]);
+  push(OpKind::Mul, 0, 1, sent[0] % sent[1]);
+  push(OpKind::Tanh, 2, -1, arma::tanh(n[2].value));
+  push(OpKind::Add, 3, 2, n[3].value + n[2].value);
+  push(OpKind::Mul, 4, 0, n[4].value % n[0].value);
+  push(OpKind::Mul, 5, 5, n[5].value % n[5].value);
+  n[6].grad = sent[2];
+  walk(n);
+  return {n[0].grad, n[1].grad};
 }
 
 // A LayerNorm backward written the way students write it, with one switch per classic mistake.
@@ -124,7 +158,7 @@ BOOST_AUTO_TEST_SUITE(specs)
 
 BOOST_AUTO_TEST_CASE(every_exercise_folder_is_found_and_read) {
   const std::vector<std::string> names = kit::exercise_names(AUTOGRAD_SOURCE_DIR "/assignments");
-  for (const char* n : {"batchnorm", "layernorm", "matmul_bias", "rmsnorm", "softmax"}) {
+  for (const char* n : {"batchnorm", "engine", "layernorm", "log_softmax_ce", "matmul_bias", "rmsnorm", "softmax"}) {
     BOOST_TEST((std::find(names.begin(), names.end(), n) != names.end()), n);
   }
   for (const std::string& n : names) {
@@ -168,6 +202,10 @@ BOOST_AUTO_TEST_CASE(every_reference_solution_gets_full_marks_on_fresh_seeds) {
       {"batchnorm", [](const Mats& s) {
          const BatchNormGrads g = batchnorm_backward_ref(s[0], s[1], s[2], s[3](0));
          return Mats{g.dx, g.dgamma, g.dbeta};
+       }},
+      {"engine", [](const Mats& s) { return on_engine_graph(s, walk_backward_ref); }},
+      {"log_softmax_ce", [](const Mats& s) {
+         return Mats{log_softmax_ce_backward_ref(s[0], row_labels(s[0]), s[1](0))};
        }}};
   for (const auto& [name, answer] : solutions) {
     for (unsigned seed : {1u, 77u, 4242u}) {
@@ -255,6 +293,108 @@ BOOST_AUTO_TEST_CASE(layernorm_habits_in_rmsnorm_are_named) {
   BOOST_TEST(missing.percent() < 100);
   BOOST_TEST(named(missing, "missing second term", "orthogonal to xhat"), table(missing));
   BOOST_TEST(kit::grade_in_process(exercise("rmsnorm"), attempt(false, true), 4).percent() == 100);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(cross_entropy_zoo)
+
+// dz = dloss * (softmax(z) - onehot(y)) / N, written with one switch per classic mistake.
+struct CrossEntropyAttempt {
+  bool sum_not_mean = false, sign_flipped = false, no_softmax = false, unshifted_exp = false;
+  bool dloss_ignored = false, label_column_zero = false;
+  Mats operator()(const Mats& sent) const {  // z, dy (1x1)
+    const arma::mat& z = sent[0];
+    const arma::uvec labels = row_labels(z);
+    const arma::mat shifted = unshifted_exp ? z : arma::mat(z.each_col() - arma::max(z, 1));
+    const arma::mat e = arma::exp(shifted);
+    arma::mat dz = no_softmax ? arma::mat(arma::size(z), arma::fill::zeros) : arma::mat(e.each_col() / arma::sum(e, 1));
+    for (arma::uword i = 0; i < z.n_rows; ++i) dz(i, label_column_zero ? 0 : labels(i)) -= 1.0;
+    if (!sum_not_mean) dz /= double(z.n_rows);
+    if (!dloss_ignored) dz *= sent[1](0);
+    return {sign_flipped ? arma::mat(-dz) : dz};
+  }
+};
+
+struct CrossEntropyMistake {
+  const char* mistake;
+  bool CrossEntropyAttempt::*flag;
+  std::string result, hint;
+};
+
+BOOST_AUTO_TEST_CASE(the_correct_attempt_gets_full_marks) {
+  const kit::GradeReport r = kit::grade_in_process(exercise("log_softmax_ce"), CrossEntropyAttempt{}, 5);
+  BOOST_TEST(r.percent() == 100, table(r));
+}
+
+BOOST_AUTO_TEST_CASE(each_mistake_loses_marks_and_gets_its_hint) {
+  const std::vector<CrossEntropyMistake> zoo = {
+      {"1/N missing", &CrossEntropyAttempt::sum_not_mean, "constant factor", "This is N, the number of rows of z"},
+      {"sign flipped", &CrossEntropyAttempt::sign_flipped, "wrong sign", "yours = -expected"},
+      {"softmax missing (dz = -onehot/N)", &CrossEntropyAttempt::no_softmax, "wrong", "no simple pattern"},
+      {"exp without the max shift", &CrossEntropyAttempt::unshifted_exp, "not finite", "NaN or inf"},
+      {"dloss ignored", &CrossEntropyAttempt::dloss_ignored, "constant factor", "Off by a constant factor"},
+      {"onehot at column 0", &CrossEntropyAttempt::label_column_zero, "partly correct", "Correct on"},
+  };
+  for (const CrossEntropyMistake& z : zoo) {
+    CrossEntropyAttempt attempt;
+    attempt.*z.flag = true;
+    for (unsigned seed : {3u, 91u, 20261201u}) {
+      const kit::GradeReport r = kit::grade_in_process(exercise("log_softmax_ce"), attempt, seed);
+      BOOST_TEST(r.percent() < 100, z.mistake << ":\n" << table(r));
+      BOOST_TEST(named(r, z.result, z.hint), z.mistake << ": expected '" << z.result << "' with the hint '" << z.hint
+                                                        << "' in\n" << table(r));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(engine_zoo)
+
+// The reverse walk written the way students write it, with one switch per classic mistake.
+struct WalkAttempt {
+  bool assigned = false, forwards = false, mul_swapped = false, tanh_of_input = false;
+  void operator()(std::vector<Node>& nodes) const {
+    const std::size_t count = nodes.size();
+    for (std::size_t step = 0; step < count; ++step) {
+      Node& n = nodes[forwards ? step : count - 1 - step];
+      const arma::mat g = n.grad;
+      auto into = [this](arma::mat& grad, const arma::mat& part) { grad = assigned ? part : arma::mat(grad + part); };
+      if (n.op == OpKind::Add) {
+        into(nodes[n.a].grad, g);
+        into(nodes[n.b].grad, g);
+      } else if (n.op == OpKind::Mul) {
+        const arma::mat va = nodes[n.a].value, vb = nodes[n.b].value;
+        into(nodes[n.a].grad, g % (mul_swapped ? va : vb));
+        into(nodes[n.b].grad, g % (mul_swapped ? vb : va));
+      } else if (n.op == OpKind::Tanh) {
+        const arma::mat& t = tanh_of_input ? nodes[n.a].value : n.value;
+        into(nodes[n.a].grad, g % (1 - arma::square(t)));
+      }
+    }
+  }
+};
+
+BOOST_AUTO_TEST_CASE(the_correct_walk_gets_full_marks_and_each_mistake_loses_marks) {
+  auto graded = [](const WalkAttempt& w, unsigned seed) {
+    return kit::grade_in_process(exercise("engine"), [w](const Mats& s) { return on_engine_graph(s, w); }, seed);
+  };
+  BOOST_TEST(graded(WalkAttempt{}, 5).percent() == 100, table(graded(WalkAttempt{}, 5)));
+  const std::vector<std::pair<const char*, bool WalkAttempt::*>> zoo = {
+      {"= where += belongs", &WalkAttempt::assigned}, {"walked forwards", &WalkAttempt::forwards},
+      {"Mul's inputs swapped", &WalkAttempt::mul_swapped}, {"tanh' from the input", &WalkAttempt::tanh_of_input}};
+  for (const auto& [mistake, flag] : zoo) {
+    WalkAttempt w;
+    w.*flag = true;
+    for (unsigned seed : {3u, 91u}) {
+      const kit::GradeReport r = graded(w, seed);
+      BOOST_TEST(r.percent() < 100, mistake << ":\n" << table(r));
+      BOOST_TEST(r.score() <= 2, mistake << ":\n" << table(r));  // at most the one-element case (da, db), where some coincide
+    }
+  }
+  // The walk forwards never reaches the leaves with anything: their grads stay zero.
+  BOOST_TEST(named(graded(WalkAttempt{false, true}, 3), "zero", "all zeros"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -33,6 +33,16 @@ Forward op_table_forward(const ExerciseSpec& s) {
   };
 }
 
+// The engine exercise's graph on the library's own tape: c = a b, e = tanh(c) + c, f = e a, y = f f.
+// c, a and f are each used twice, so a reverse walk that assigns where it must add (+=) is caught.
+arma::mat engine_graph_forward(const ag::Inputs& in) {
+  ag::Tape tape;
+  const ag::Var a = tape.leaf(in.at(0), "a"), b = tape.leaf(in.at(1), "b");
+  const ag::Var c = ag::mul(a, b);
+  const ag::Var f = ag::mul(ag::add(ag::tanh(c), c), a);
+  return arma::mat(ag::mul(f, f).value());
+}
+
 Forward forward_of(const ExerciseSpec& s) {
   const double eps = s.eps;
   if (s.forward == "softmax") return [](const ag::Inputs& in) { return softmax_forward(in.at(0)); };
@@ -41,6 +51,7 @@ Forward forward_of(const ExerciseSpec& s) {
   }
   if (s.forward == "rmsnorm") return [eps](const ag::Inputs& in) { return rmsnorm_forward(in.at(0), in.at(1), eps); };
   if (s.forward == "linear") return [](const ag::Inputs& in) { return linear_forward(in.at(0), in.at(1), in.at(2)); };
+  if (s.forward == "engine_graph") return engine_graph_forward;
   return op_table_forward(s);
 }
 
