@@ -1,4 +1,5 @@
-// The forwards of the four exercises, on plain matrices (one sample per row).
+// The forwards an exercise.spec can name that are not op-table rows, on plain
+// matrices (one sample per row): softmax, layernorm, rmsnorm, matmul_bias.
 // They are given: you write the backwards. The grader differentiates these
 // forwards numerically to know what your backward should return.
 #pragma once
