@@ -72,6 +72,7 @@ Var embedding(Var table, const arma::uvec& indices) {
   Function f{"embedding", [indices](const Inputs& in) { return arma::mat(in[0].rows(indices)); },
              [indices](const Inputs& in, const arma::mat&, const arma::mat& dout) {
                arma::mat dtable(arma::size(in[0]), arma::fill::zeros);
+               if (dtable.n_cols == 0) return Grads{dtable};  // rows of nothing: Armadillo's row += would read null
                for (arma::uword i = 0; i < indices.n_elem; ++i) dtable.row(indices(i)) += dout.row(i);
                return Grads{dtable};
              }};
