@@ -174,12 +174,7 @@ LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks
 }
 
 namespace {
-std::string number(double v) {
-  if (std::isnan(v)) return "nan";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", v);
-  return buffer;
-}
+const auto number = csv_number;
 std::string csv_row(const LmPoint& p) {
   return std::to_string(p.step) + "," + number(p.epoch) + "," + number(p.train_loss) + "," + number(p.val_loss) + "," +
          number(p.seconds) + "\n";

@@ -5,14 +5,16 @@
 
 namespace ag {
 
-namespace {
-
-std::string number(double v) {
+std::string csv_number(double v) {
   if (std::isnan(v)) return "nan";
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
   return buffer;
 }
+
+namespace {
+
+const auto number = csv_number;
 
 std::string row(const EpochMetrics& m) {
   return std::to_string(m.epoch) + "," + number(m.train_loss) + "," + number(m.val_loss) + "," +

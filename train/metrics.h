@@ -18,6 +18,9 @@ struct Curve {
 // per epoch; values printed with 17 significant digits so they round-trip exactly.
 std::string metrics_csv(const std::vector<EpochMetrics>& history);
 
+// One CSV value: 17 significant digits (round-trips exactly), "nan" for NaN.
+std::string csv_number(double v);
+
 // The same columns with a leading `run` column, every curve one after the other.
 std::string compare_csv(const std::vector<Curve>& curves);
 
