@@ -1,17 +1,13 @@
 #define BOOST_TEST_MODULE bench
 #include <boost/test/unit_test.hpp>
 
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <vector>
 
 #include "autograd/tape.h"
 #include "bench/cases.h"
 #include "bench/report.h"
-#include "bench/rounds.h"
 #include "ops/layernorm.h"
-#include "train/lm_trainer.h"
 #include "tests/cli_run.h"
 
 namespace tt = boost::test_tools;
@@ -202,26 +198,6 @@ BOOST_AUTO_TEST_CASE(fused_layernorm_saves_x_gamma_mean_and_rstd) {
   beta = tape.leaf(arma::mat(1, D, arma::fill::zeros));
   ag::layernorm_composed(x, gamma, beta);
   BOOST_TEST(tape.saved_bytes() > 2 * N * D * sizeof(double));
-}
-
-// The peer's gpt_step is the same model as ours: the served peer answers
-// both gpt_step cases with a note that names our parameter count. Skipped
-// when no python3 here imports torch.
-BOOST_AUTO_TEST_CASE(the_peer_gpt_step_is_our_default_gpt) {
-  bench::TorchPeer peer("--quick --repeats 1", "");
-  if (!peer.running()) {
-    BOOST_TEST_MESSAGE("python3 cannot import torch: the peer's gpt_step is not checked (" << peer.status() << ")");
-    return;
-  }
-  ag::Rng rng(1);
-  ag::Gpt ours(ag::gpt_spec(ag::LmConfig{}, 27), rng);
-  const std::string count = std::to_string(ours.parameter_count()) + " parameters";
-  for (const char* shape : {"4x64 b32", "4x64 b32 fused"}) {
-    const std::optional<bench::PeerResult> r = peer.time("gpt_step", shape);
-    BOOST_TEST_REQUIRE(r.has_value(), shape);
-    BOOST_TEST(r->note.find(count) == 0u, r->note);
-  }
-  BOOST_TEST(peer.finish() == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

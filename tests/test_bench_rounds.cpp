@@ -10,6 +10,7 @@
 #include "bench/peer.h"
 #include "bench/report.h"
 #include "bench/rounds.h"
+#include "train/lm_trainer.h"
 
 // `autograd bench`'s rounds: ours and the peer alternate case by case (A B A B),
 // and each ratio comes with its spread over the rounds. Nothing here is timed:
@@ -171,7 +172,9 @@ BOOST_AUTO_TEST_CASE(without_a_peer_or_after_it_fails_ours_runs_alone) {
 
 // The protocol against the real bench/peer_torch.py --serve: one process,
 // requests answered in order, a case it lacks answered as missing, a clean
-// exit at the end of input. Skipped when no python3 here imports torch.
+// exit at the end of input. And its gpt_step is our default GPT: the note of
+// both gpt_step cases names our parameter count. One peer for all of it (torch
+// takes seconds to import). Skipped when no python3 here imports torch.
 BOOST_AUTO_TEST_CASE(the_real_peer_answers_requests_one_by_one) {
   bench::TorchPeer peer("--quick --repeats 1", "");
   if (!peer.running()) {
@@ -189,6 +192,14 @@ BOOST_AUTO_TEST_CASE(the_real_peer_answers_requests_one_by_one) {
   const std::optional<bench::PeerResult> norm = peer.time("layernorm_fused", "64x768");
   BOOST_TEST_REQUIRE(norm.has_value());
   BOOST_TEST(norm->shape == "64x768");
+  ag::Rng rng(1);
+  ag::Gpt ours(ag::gpt_spec(ag::LmConfig{}, 27), rng);
+  const std::string count = std::to_string(ours.parameter_count()) + " parameters";
+  for (const char* shape : {"4x64 b32", "4x64 b32 fused"}) {
+    const std::optional<bench::PeerResult> r = peer.time("gpt_step", shape);
+    BOOST_TEST_REQUIRE(r.has_value(), shape);
+    BOOST_TEST(r->note.find(count) == 0u, r->note);
+  }
   BOOST_TEST(peer.finish() == 0);
   BOOST_CHECK_THROW(peer.time("per_op_overhead", "10000 x 1x1"), std::runtime_error);
 }
