@@ -6,6 +6,13 @@ Prints one JSON object per line: first {"peer": ...}, then one per case
 script (with --peer auto) and prints ours/PyTorch per case.
 
     python3 bench/peer_torch.py [--quick] [--repeats N] [--case NAME] [--cold --evict-bytes B]
+    python3 bench/peer_torch.py --serve [--quick] [--repeats N] [--cold --evict-bytes B]
+
+--serve is how `autograd bench` runs it: one process for the whole bench, so
+ours and PyTorch alternate case by case (A B A B), drift hitting both. After
+the {"peer": ...} line it reads one request a line, {"case": ..., "shape":
+...}, times that case and answers with its line, or {"case", "shape",
+"missing": why} for a case PyTorch does not have; it exits at end of input.
 
 Timing follows bench/harness.cpp: untimed setup (fresh leaves; with --cold
 then a buffer larger than the caches written), warm-up, then the median of at
@@ -276,11 +283,52 @@ def run_gpt_step(shape, repeats, quick):
             "note": f"{sum(p.numel() for p in model.parameters())} parameters, padded to 32x{t}, fused LN, softmax and GELU, AdamW"}
 
 
+def case_ids(quick):
+    """(name, shape) of every case, in the order of the batch run."""
+    ids = [(name, f"{n}x{d}") for name in NORMS for n, d in norm_shapes(quick)]
+    return ids + [("per_op_overhead", "10000 x 1x1"), ("digits_epoch", "1797x64 b32"),
+                  ("gpt_step", "4x64 b32"), ("gpt_step", "4x64 b32 fused")]
+
+
+def run_case(name, shape, repeats, quick):
+    """Times one case; None when PyTorch has no such case."""
+    if (name, shape) not in case_ids(quick):
+        return None
+    if name in NORMS:
+        n, d = (int(v) for v in shape.split("x"))
+        return run_norm(name, (n, d), repeats, quick)
+    if name == "per_op_overhead":
+        return run_overhead(repeats, quick)
+    if name == "digits_epoch":
+        return run_digits(repeats, quick)
+    # ours composed, then fused; PyTorch's is one model, timed under both names
+    return run_gpt_step(shape, repeats, quick)
+
+
+def serve(repeats, quick):
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            name, shape = str(request["case"]), str(request["shape"])
+        except (ValueError, KeyError, TypeError):
+            print(f"peer_torch.py: a request that is not {{\"case\": ..., \"shape\": ...}}: {line.strip()}",
+                  file=sys.stderr)
+            return 2
+        result = run_case(name, shape, repeats, quick)
+        if result is None:
+            result = {"case": name, "shape": shape, "missing": "PyTorch has no such case"}
+        print(json.dumps(result), flush=True)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--case", default="")
+    parser.add_argument("--serve", action="store_true", help="time the cases named on stdin, one a line")
     parser.add_argument("--cold", action="store_true", help="evict the caches before every run")
     parser.add_argument("--evict-bytes", type=int, default=0, help="the buffer --cold writes")
     args = parser.parse_args()
@@ -291,21 +339,12 @@ def main():
             parser.error("--cold needs --evict-bytes")
         EVICT["bytes"] = args.evict_bytes
 
-    def wanted(name, shape):
-        return not args.case or args.case in (name, f"{name}/{shape}")
-
     print(json.dumps({"peer": f"PyTorch {torch.__version__}, {torch.get_num_threads()} thread"}), flush=True)
-    for name in NORMS:
-        for shape in norm_shapes(args.quick):
-            if wanted(name, f"{shape[0]}x{shape[1]}"):
-                print(json.dumps(run_norm(name, shape, args.repeats, args.quick)), flush=True)
-    if wanted("per_op_overhead", "10000 x 1x1"):
-        print(json.dumps(run_overhead(args.repeats, args.quick)), flush=True)
-    if wanted("digits_epoch", "1797x64 b32"):
-        print(json.dumps(run_digits(args.repeats, args.quick)), flush=True)
-    for shape in ("4x64 b32", "4x64 b32 fused"):  # ours composed, then fused; PyTorch's is one model, timed twice
-        if wanted("gpt_step", shape):
-            print(json.dumps(run_gpt_step(shape, args.repeats, args.quick)), flush=True)
+    if args.serve:
+        return serve(args.repeats, args.quick)
+    for name, shape in case_ids(args.quick):
+        if not args.case or args.case in (name, f"{name}/{shape}"):
+            print(json.dumps(run_case(name, shape, args.repeats, args.quick)), flush=True)
     return 0
 
 

@@ -1,20 +1,9 @@
 #include "bench/report.h"
 
-#include "data/resources.h"
-
-// Boost 1.74's JSON parser still includes the old <boost/bind.hpp>, which prints a
-// deprecation note on every build unless this keeps its global placeholders.
-#define BOOST_BIND_GLOBAL_PLACEHOLDERS
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <iomanip>
 #include <sstream>
-#include <stdexcept>
 
 namespace bench {
 
@@ -64,74 +53,12 @@ const PeerResult* find(const Peer& peer, const std::string& name, const std::str
 
 }  // namespace
 
-Peer parse_peer(std::istream& lines) {
-  Peer peer;
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] != '{') continue;
-    std::istringstream is(line);
-    boost::property_tree::ptree p;
-    try {
-      boost::property_tree::read_json(is, p);
-    } catch (const boost::property_tree::json_parser_error& e) {
-      throw std::runtime_error("peer output: not JSON: " + line);
-    }
-    if (p.count("peer")) {
-      peer.status = p.get<std::string>("peer");
-      continue;
-    }
-    PeerResult r;
-    std::string median;
-    try {
-      r.name = p.get<std::string>("case");
-      r.shape = p.get<std::string>("shape");
-      median = p.get<std::string>("median_s");
-    } catch (const boost::property_tree::ptree_error& e) {
-      throw std::runtime_error("peer output: a line without case, shape and median_s: " + line);
-    }
-    // Read as text and converted here: ptree's get<double> trips GCC 12's
-    // -Wmaybe-uninitialized inside Boost's optional.
-    char* end = nullptr;
-    r.median_s = std::strtod(median.c_str(), &end);
-    if (median.empty() || *end != '\0' || !std::isfinite(r.median_s)) {
-      throw std::runtime_error("peer output: median_s is not a number of seconds: " + line);
-    }
-    r.note = p.get<std::string>("note", "");
-    peer.results[case_id(r.name, r.shape)] = r;
-  }
-  peer.ran = !peer.results.empty();
-  return peer;
-}
-
-Peer run_peer(const std::string& args, const std::string& env) {
-  std::vector<std::string> pythons;
-  if (const char* env = std::getenv("AUTOGRAD_PYTHON")) pythons.push_back(env);
-  pythons.push_back("python3");
-  pythons.push_back("/usr/bin/python3");
-  for (const std::string& py : pythons) {
-    const std::string probe = py + " -c 'import torch' >/dev/null 2>&1";
-    if (std::system(probe.c_str()) != 0) continue;
-    const std::string script = ag::shipped_file("bench/peer_torch.py");
-    const std::string command = "OMP_NUM_THREADS=1 " + env + " " + py + " '" + script + "' " + args;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) break;
-    std::string out;
-    char buffer[4096];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    const int status = pclose(pipe);
-    std::istringstream is(out);
-    Peer peer = parse_peer(is);
-    if (status != 0) {
-      peer.ran = false;
-      peer.status = "the PyTorch peer (" + command + ") failed with status " + std::to_string(status);
-    } else {
-      peer.status += " (" + py + ")";
-    }
-    return peer;
-  }
-  Peer none;
-  none.status = "no python3 here can import torch (apt-get install -y python3-torch): ours alone";
-  return none;
+double peer_ratio(const Result& r, const Peer& peer) {
+  const std::string id = case_id(r.name, r.shape);
+  const auto spread = peer.ratios.find(id);
+  if (spread != peer.ratios.end()) return spread->second.median;
+  const PeerResult* p = find(peer, r.name, r.shape);
+  return p ? r.time.median_s / p->median_s : -1.0;
 }
 
 double bound_seconds(const Result& r, const std::vector<Result>& ours) {
@@ -145,7 +72,7 @@ std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
   os << std::left << std::setw(20) << "case" << std::setw(13) << "shape" << std::right
      << std::setw(10) << "median" << std::setw(11) << "saved" << std::setw(10) << "(new)" << std::setw(9) << "GB/s"
      << std::setw(9) << "x bound";
-  if (peer.ran) os << std::setw(10) << "PyTorch" << std::setw(9) << "ours/PT";
+  if (peer.ran) os << std::setw(10) << "PyTorch" << std::setw(9) << "ours/PT" << std::setw(12) << "spread";
   os << "  note\n";
   for (const Result& r : ours) {
     os << std::left << std::setw(20) << r.name << std::setw(13) << r.shape << std::right
@@ -158,8 +85,11 @@ std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
     if (r.ops > 0) note = fixed(r.time.median_s / double(r.ops) * 1e9, 0) + " ns/op";
     if (peer.ran) {
       const PeerResult* p = find(peer, r.name, r.shape);
+      const auto spread = peer.ratios.find(case_id(r.name, r.shape));
+      const bool spread_known = spread != peer.ratios.end() && spread->second.rounds > 1;
       os << std::setw(10) << (p ? format_seconds(p->median_s) : "-") << std::setw(9)
-         << (p ? fixed(r.time.median_s / p->median_s, 2) : "-");
+         << (p ? fixed(peer_ratio(r, peer), 2) : "-") << std::setw(12)
+         << (spread_known ? fixed(spread->second.min, 2) + "-" + fixed(spread->second.max, 2) : "-");
       if (p && r.ops > 0) note += " (PyTorch " + fixed(p->median_s / double(r.ops) * 1e9, 0) + ")";
       if (p && !p->note.empty()) note += (note.empty() ? "" : "; ") + p->note;
     }
@@ -193,10 +123,7 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
   for (const Result& r : ours) {
     if (r.name == "digits_epoch") epoch = &r;
   }
-  auto ratio = [&](const Result* r) {
-    const PeerResult* p = r ? find(peer, r->name, r->shape) : nullptr;
-    return p ? r->time.median_s / p->median_s : -1.0;
-  };
+  auto ratio = [&](const Result* r) { return r ? peer_ratio(*r, peer) : -1.0; };
   std::ostringstream os;
   os << "targets (issue 6):\n";
   target(os, "fused LayerNorm " + shape + ", ours/PyTorch", fused && ratio(fused) > 0, ratio(fused), 0.67, true, "x");
@@ -226,6 +153,7 @@ std::string format_bound_targets(const std::vector<Result>& ours, const Peer& pe
                                  const std::vector<std::string>& shapes) {
   // ours / the peer's fused LayerNorm (PyTorch 1.13 has no fused RMSNorm: both compare with layer_norm).
   auto versus_layer_norm = [&](const Result* r) {
+    if (r && r->name == "layernorm_fused") return peer_ratio(*r, peer);
     const PeerResult* p = r ? find(peer, "layernorm_fused", r->shape) : nullptr;
     return p ? r->time.median_s / p->median_s : -1.0;
   };
@@ -246,9 +174,8 @@ std::string format_bound_targets(const std::vector<Result>& ours, const Peer& pe
   }
   for (const std::string& shape : shapes) {
     const Result* r = find(ours, "layernorm_composed", shape);
-    const PeerResult* p = r ? find(peer, r->name, r->shape) : nullptr;
-    target(os, "layernorm_composed " + shape + ", ours/PyTorch composed", p != nullptr,
-           p ? r->time.median_s / p->median_s : 0, 1.0, true, "x");
+    const double vs = r ? peer_ratio(*r, peer) : -1.0;
+    target(os, "layernorm_composed " + shape + ", ours/PyTorch composed", vs > 0, vs, 1.0, true, "x");
   }
   return os.str();
 }

@@ -7,31 +7,22 @@
 #include <vector>
 
 #include "bench/cases.h"
+#include "bench/peer.h"
 
 namespace bench {
 
-// One line of bench/peer_torch.py's output, parsed.
-struct PeerResult {
-  std::string name, shape;
-  double median_s = 0;
-  std::string note;
-};
-
+// What the peer timed, by case_id: its median (over the rounds) and the spread
+// of ours / its time over the rounds (bench/rounds.h).
 struct Peer {
   bool ran = false;
   std::string status;                        // "PyTorch 1.13.0 (python3), 1 thread" or why not
   std::map<std::string, PeerResult> results;  // by case_id
+  std::map<std::string, Spread> ratios;       // by case_id; absent: ours / results' median
 };
 
-// Parses the peer's JSON lines ({"case": ..., "shape": ..., "median_s": ...});
-// lines that are not JSON objects are skipped. Throws std::runtime_error on a
-// JSON object without those fields.
-Peer parse_peer(std::istream& lines);
-
-// Runs bench/peer_torch.py with the first python that can import torch
-// ($AUTOGRAD_PYTHON, python3, /usr/bin/python3). `args` go to the script,
-// `env` (VAR=value ...) to its environment.
-Peer run_peer(const std::string& args, const std::string& env);
+// Ours / the peer for r: the median of the per-round ratios when the rounds
+// gave them, else r's median over the peer's; -1 when the peer has no such case.
+double peer_ratio(const Result& r, const Peer& peer);
 
 // The table, and the targets checked against it.
 std::string format_table(const std::vector<Result>& ours, const Peer& peer);

@@ -3,11 +3,13 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include "autograd/memory.h"
 #include "bench/cases.h"
 #include "bench/report.h"
+#include "bench/rounds.h"
 #include "cli/cli.h"
 
 namespace cli {
@@ -46,7 +48,7 @@ bench::Plan make_plan(bool quick, int repeats, bool cold) {
   return plan;
 }
 
-void print_header(const bench::Plan& plan, bool quick) {
+void print_header(const bench::Plan& plan, bool quick, int rounds) {
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
@@ -63,32 +65,44 @@ void print_header(const bench::Plan& plan, bool quick) {
                           : "warm: inputs written just before every run (untimed); the caches hold what fits")
             << ", ours and the peer's alike\n"
             << "outputs: allocated by every run, as a training step does (*_kernel rows: reused, no tape)\n"
-            << "x bound: time / (bytes read at the read rate + bytes written at the write_nt rate)\n\n";
+            << "x bound: time / (bytes read at the read rate + bytes written at the write_nt rate)\n"
+            << "rounds: " << rounds << " with the peer (A B A B: ours, then PyTorch, case by case); median: of the"
+            << " rounds' medians; ours/PT: the median of the rounds' ratios, spread: their min-max\n\n";
 }
 
 bool is_bandwidth(const std::string& name) {
   return name == "read" || name == "write" || name == "write_nt" || name == "copy";
 }
 
-// Ours: the selected cases, and always the bandwidth rows (every bound is priced at their rates).
-std::vector<bench::Result> run_ours(const bench::Plan& plan, bool quick, const std::string& only) {
-  const std::vector<bench::Case> cases = bench::all_cases(quick);
-  std::vector<bench::Result> results;
-  for (const bench::Case& c : cases) {
-    if (!is_bandwidth(c.name) && !selected(c, only)) continue;
-    std::cerr << "running " << bench::case_id(c.name, c.shape) << "\n";
-    results.push_back(c.run(plan));
+// The selected cases, and always the bandwidth rows (every bound is priced at their rates).
+std::vector<bench::Case> selected_cases(bool quick, const std::string& only) {
+  std::vector<bench::Case> cases;
+  for (bench::Case& c : bench::all_cases(quick)) {
+    if (is_bandwidth(c.name) || selected(c, only)) cases.push_back(std::move(c));
   }
-  return results;
+  return cases;
 }
 
-bench::Peer run_the_peer(const bench::Plan& plan, bool quick, const std::string& only, bool keep_memory) {
+// Ours and (peer auto) PyTorch in alternating rounds, case by case.
+bench::Rounds run_both(const bench::Plan& plan, bool quick, const std::string& only, bool use_peer,
+                       bool keep_memory, int rounds) {
   std::string args = "--repeats " + std::to_string(plan.repeats);
   if (quick) args += " --quick";
   if (plan.cold) args += " --cold --evict-bytes " + std::to_string(plan.evict_bytes);
-  if (!only.empty()) args += " --case '" + only + "'";  // a known case name: no quoting surprises
-  std::cerr << "running the PyTorch peer\n";
-  return bench::run_peer(args, keep_memory ? bench::kKeepMemoryEnv : "");
+  std::unique_ptr<bench::TorchPeer> peer;
+  if (use_peer) {
+    std::cerr << "starting the PyTorch peer\n";
+    peer = std::make_unique<bench::TorchPeer>(args, keep_memory ? bench::kKeepMemoryEnv : "");
+  }
+  const bool running = peer && peer->running();
+  bench::Rounds r = bench::run_rounds(selected_cases(quick, only), running ? rounds : 1,
+                                      [&](const bench::Case& c) { return c.run(plan); },
+                                      running ? peer.get() : nullptr, &std::cerr);
+  const std::string failure = r.peer.status;
+  r.peer.status = !peer ? "off (--peer off): ours alone" : peer->status();
+  if (!failure.empty()) r.peer.status += "; " + failure;
+  if (running && failure.empty() && peer->finish() != 0) r.peer.status += "; the peer exited with an error";
+  return r;
 }
 
 }  // namespace
@@ -96,11 +110,12 @@ bench::Peer run_the_peer(const bench::Plan& plan, bool quick, const std::string&
 int cmd_bench(const std::vector<std::string>& args) {
   po::options_description options("options");
   std::string only, peer_mode, malloc_mode, caches;
-  int repeats = 7;
+  int repeats = 7, rounds = 5;
   options.add_options()
       ("quick", "fewer repeats and a smaller copy (a smoke run, not a measurement)")
       ("case", po::value(&only), "run one case: a name (layernorm_fused) or name/shape (layernorm_fused/4096x768)")
       ("repeats", po::value(&repeats)->default_value(7), "timed runs per case at least (fast cases run more)")
+      ("rounds", po::value(&rounds)->default_value(5), "with the peer: ours then PyTorch, case by case, this many times (--quick: 2); the ratio is the median of the rounds', with its min-max spread")
       ("peer", po::value(&peer_mode)->default_value("auto"), "auto: also run bench/peer_torch.py when python3 can import torch; off: ours alone")
       ("malloc", po::value(&malloc_mode)->default_value("keep"), "keep: glibc keeps freed memory for reuse (no page faults per run; the library's default), in ours and the peer alike; default: glibc's defaults")
       ("caches", po::value(&caches)->default_value("warm"), "warm: inputs written just before each run; cold: a buffer larger than the last-level cache written before each run, in ours and the peer alike");
@@ -112,6 +127,7 @@ int cmd_bench(const std::vector<std::string>& args) {
     return 0;
   }
   if (repeats < 1) throw UsageError("--repeats must be at least 1, got " + std::to_string(repeats));
+  if (rounds < 1) throw UsageError("--rounds must be at least 1, got " + std::to_string(rounds));
   if (peer_mode != "auto" && peer_mode != "off") {
     throw UsageError("--peer must be auto or off, got '" + peer_mode + "'");
   }
@@ -134,11 +150,11 @@ int cmd_bench(const std::vector<std::string>& args) {
   // Before the first Tape, which would otherwise apply the library's default (Keep).
   ag::set_memory_policy(keep_memory ? ag::MemoryPolicy::Keep : ag::MemoryPolicy::GlibcDefaults);
   const bench::Plan plan = make_plan(quick, repeats, caches == "cold");
-  print_header(plan, quick);
-  const std::vector<bench::Result> results = run_ours(plan, quick, only);
-  bench::Peer peer;
-  peer.status = "off (--peer off): ours alone";
-  if (peer_mode == "auto") peer = run_the_peer(plan, quick, only, keep_memory);
+  if (quick) rounds = std::min(rounds, 2);
+  print_header(plan, quick, rounds);
+  const bench::Rounds both = run_both(plan, quick, only, peer_mode == "auto", keep_memory, rounds);
+  const std::vector<bench::Result>& results = both.ours;
+  const bench::Peer& peer = both.peer;
   std::cout << bench::format_table(results, peer) << "\npeer: " << peer.status << "\n"
             << "load average " << load_average() << " at the end\n\n"
             << bench::format_targets(results, peer, quick ? "256x768" : "4096x768") << "\n"

@@ -38,7 +38,13 @@ if [[ ! -f "$build/build.ninja" && ! -f "$build/Makefile" ]]; then
   rm -f "$build/CMakeCache.txt"
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
 fi
-cmake --build "$build" -j "$(nproc)"
+# main builds the autograd program and what it links, nothing else: the first run a
+# newcomer waits for. test builds everything (tests, lessons, benchmarks) before ctest.
+if [[ "$mode" == main ]]; then
+  cmake --build "$build" -j "$(nproc)" --target autograd
+else
+  cmake --build "$build" -j "$(nproc)"
+fi
 
 # One BLAS thread: sums come out the same on every run, and ctest -j does not oversubscribe.
 export OPENBLAS_NUM_THREADS=1
