@@ -63,6 +63,7 @@ int grade_one(const std::string& file, const std::string& name, const ClassOptio
     std::istringstream lines(out.program_output);
     for (std::string line; std::getline(lines, line);) std::cout << "  | " << line << "\n";
   }
+  if (!out.limit_hit.empty()) std::cout << "\nyour program: " << out.limit_hit << "\n";
   std::cout << "\n";
   out.report.print(std::cout);
   return out.report.score() == out.report.max_score() && out.status == "graded" ? 0 : 1;

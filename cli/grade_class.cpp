@@ -164,6 +164,7 @@ int grade_class(const ClassOptions& o) {
       }
       Outcome out = subs[i].refused.empty() ? grade_submission(setup, subs[i].file, seed, i, true)
                                             : refused_outcome(setup, seed, subs[i].refused);
+      if (!out.limit_hit.empty()) out.reason += (out.reason.empty() ? "" : "; ") + out.limit_hit;
       std::lock_guard<std::mutex> lock(print);
       std::cout << "[" << i + 1 << "/" << subs.size() << "] " << printable(subs[i].label) << ": " << out.status << ", "
                 << out.report.score() << "/" << out.report.max_score() << " (" << out.report.percent() << "%)"

@@ -301,6 +301,7 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
   o.report = kit::score(s.exercise, seed, cases, answers, run.output_overflow ? "it " + run.describe(s.run_limits) : failure);
   make_text(o.report);
   o.reason = o.status == "graded" ? "" : o.report.failure;
+  if (!run.limit_hit.empty()) o.limit_hit = "it " + run.limit_hit;
   std::error_code ec;
   fs::remove_all(folder, ec);
   return o;

@@ -47,7 +47,8 @@ struct Outcome {
   std::string status;  // "graded", "does not compile", "timed out", "crashed", "malformed answer", "exited early", "refused"
   std::string reason;  // one line: why it is not "graded"
   std::string compiler_output;
-  std::string program_output;  // the child's stderr (its own prints), trimmed
+  std::string program_output;  // the child's stderr (its own prints), cut and escaped (grade_text.h)
+  std::string limit_hit;       // "it reached its limit of 64 processes at once (cgroup pids.max)", or ""
   kit::GradeReport report;     // always there: the unanswered checks score 0
 };
 
