@@ -1,9 +1,11 @@
 // Running untrusted programs (a student's compile and its grading run): a
-// wall-clock limit, CPU, memory, file-size and output limits, its own process
-// group in a fresh folder, and every process it started killed at the end.
-// With bubblewrap (bwrap) it also runs in new namespaces: no network, its own
-// PID namespace (nothing outlives it), and a filesystem that holds only /usr,
-// a few files of /etc, and its folder, the one writable place.
+// wall-clock limit, CPU, memory, file-size and output limits, totals for all
+// its processes (a cgroup: grade_totals.h), no descriptor but its three pipes,
+// its own process group in a fresh folder, and every process it started
+// killed at the end. With bubblewrap (bwrap) it also runs in new namespaces:
+// no network, its own PID namespace (nothing outlives it), and a filesystem
+// that holds only /usr, a few files of /etc, a sized tmpfs /tmp and its
+// folder, the one writable place (itself a sized tmpfs when the program runs).
 #pragma once
 
 #include <sys/resource.h>
