@@ -54,9 +54,10 @@ struct CallerDescriptors {
   ~CallerDescriptors() {
     for (int fd : {7, 8, 9, peer}) ::close(fd);
   }
+  // Nothing was written into the socket (no byte waits to be read).
   bool socket_untouched() const {
     char c;
-    return ::recv(peer, &c, 1, MSG_DONTWAIT) < 0;
+    return ::recv(peer, &c, 1, MSG_DONTWAIT) <= 0;
   }
 };
 
