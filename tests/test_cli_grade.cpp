@@ -108,7 +108,8 @@ BOOST_AUTO_TEST_CASE(an_endless_loop_ends_within_the_timeout) {
   const Run r = grade("--timeout 2 " + quote(write("loop.cpp", kHead + "arma::mat softmax_backward(const arma::mat& y,"
                                                    " const arma::mat&) { volatile int x = 0; for (;;) ++x; return y; }\n").string()));
   expect_no_full_marks(r, "it timed out after 2 s (killed) before answering every case");
-  BOOST_TEST(r.seconds < 120);  // two compiles and a 2 s run, on a loaded machine
+  // Generous: the run is killed at 2 s (the line above); the rest is two compiles, minutes at load 8.
+  BOOST_TEST(r.seconds < 600);
 }
 
 BOOST_AUTO_TEST_CASE(a_vandal_writes_nothing_outside_and_leaves_no_process) {
@@ -153,7 +154,7 @@ BOOST_AUTO_TEST_CASE(ctrl_c_kills_the_child_and_removes_the_temporary_folder) {
   }
   const std::string mine = "autograd-grade-" + std::to_string(pid) + "-";
   fs::path folder;
-  for (int i = 0; i < 1200 && folder.empty(); ++i) {  // until the child program runs (at most 2 minutes)
+  for (int i = 0; i < 3600 && folder.empty(); ++i) {  // until the child program runs: at most 6 minutes, for two compiles at load 8
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     for (const fs::directory_entry& e : fs::directory_iterator(fs::temp_directory_path())) {
       if (e.path().filename().string().rfind(mine, 0) == 0 && fs::exists(e.path() / "sub-0" / "child")) folder = e.path();
