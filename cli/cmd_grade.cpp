@@ -121,6 +121,7 @@ int cmd_grade(const std::vector<std::string>& args) {
   ::close_range(3, ~0U, 0);
   install_interrupt_cleanup();
   remove_folders_of_dead_grades();
+  remove_groups_of_dead_grades();
   try {
     return grade_files(file, exercise, class_dir, csv, o);
   } catch (const GraderError& e) {

@@ -47,6 +47,7 @@ void install_interrupt_cleanup() {
       ::sigwait(&set, &sig);
       std::lock_guard<std::mutex> lock(registry_mutex());
       for (pid_t g : running_groups()) ::kill(-g, SIGKILL);
+      remove_own_groups();
       for (const std::string& f : folders) {
         std::error_code ec;
         fs::remove_all(f, ec);

@@ -24,7 +24,8 @@ struct Totals {
 // by the child before it execs, emptied and removed by the destructor.
 class ControlGroup {
  public:
-  explicit ControlGroup(const Totals& totals);
+  // Inactive (no totals) when this machine does not let the grader make and join one (totals_available).
+  explicit ControlGroup(const Totals& totals, bool check_available = true);
   ~ControlGroup();
   ControlGroup(const ControlGroup&) = delete;
   ControlGroup& operator=(const ControlGroup&) = delete;
@@ -43,7 +44,13 @@ class ControlGroup {
   bool v2_ = false;
 };
 
-// Whether this machine lets the grader make such groups; one line for the banner.
+// A grade killed by a signal leaves its groups behind (SIGKILL, or the exit
+// after Ctrl-C): removed, with anything still in them, by the next grade.
+void remove_groups_of_dead_grades();
+void remove_own_groups();  // on an interrupt: this grade's own groups
+
+// Whether this machine lets the grader make such groups and put a process in
+// them (tried once, with a child that joins one and exits); one line for the banner.
 bool totals_available();
 std::string totals_text(const Totals& totals);
 

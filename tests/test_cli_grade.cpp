@@ -40,6 +40,19 @@ int processes_with(const std::string& marker) {
   return n;
 }
 
+// The control groups (grade_totals.h) that grade PID made and left, anywhere under /sys/fs/cgroup.
+int groups_left_by(pid_t pid) {
+  const std::string mine = "autograd-grade-" + std::to_string(pid) + "-";
+  int n = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it("/sys/fs/cgroup", fs::directory_options::skip_permission_denied, ec), end;
+       it != end; it.increment(ec)) {
+    if (it.depth() > 4) it.disable_recursion_pending();
+    n += it->path().filename().string().rfind(mine, 0) == 0;
+  }
+  return n;
+}
+
 std::set<std::string> caller_files() {
   std::set<std::string> names;
   for (const fs::directory_entry& e : fs::directory_iterator(scratch() / "caller")) names.insert(e.path().filename());
@@ -168,4 +181,5 @@ BOOST_AUTO_TEST_CASE(ctrl_c_kills_the_child_and_removes_the_temporary_folder) {
   BOOST_TEST((WIFEXITED(raw) && WEXITSTATUS(raw) == 130));
   BOOST_TEST(!fs::exists(folder));
   BOOST_TEST(processes_with(folder.string()) == 0);
+  BOOST_TEST(groups_left_by(pid) == 0);
 }
