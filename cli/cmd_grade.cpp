@@ -47,7 +47,7 @@ int grade_one(const std::string& file, const std::string& name, const ClassOptio
   const GradeSetup setup = prepare_grading(name, o.sandbox, o.timeout, o.compile_timeout);
   const RemoveOnExit remove{setup.root};
   std::cout << "building " << file << " for the '" << name << "' exercise ...\n"
-            << isolation_text(setup.isolation) << "\n" << std::flush;
+            << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
   const unsigned seed = o.seed >= 0 ? unsigned(o.seed) : std::random_device{}();
   const Outcome out = grade_submission(setup, file, seed, 0, false);
   kill_orphans();
@@ -63,11 +63,17 @@ int grade_one(const std::string& file, const std::string& name, const ClassOptio
     std::istringstream lines(out.program_output);
     for (std::string line; std::getline(lines, line);) std::cout << "  | " << line << "\n";
   }
+  if (!out.limit_hit.empty()) std::cout << "\nyour program: " << out.limit_hit << "\n";
   std::cout << "\n";
   out.report.print(std::cout);
   return out.report.score() == out.report.max_score() && out.status == "graded" ? 0 : 1;
 }
 
+}  // namespace
+
+namespace {
+int grade_files(const std::string& file, const std::string& exercise, const std::string& class_dir,
+                const std::string& csv, ClassOptions& o);
 }  // namespace
 
 int cmd_grade(const std::vector<std::string>& args) {
@@ -82,7 +88,7 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("csv", po::value(&csv), "with --class: write one row per submission to this CSV file")
       ("jobs", po::value(&jobs)->default_value(1), "with --class: submissions graded at the same time")
       ("timeout", po::value(&timeout)->default_value(10, "10"), "seconds a student's program may run")
-      ("compile-timeout", po::value(&compile_timeout)->default_value(60, "60"), "seconds a compile may take")
+      ("compile-timeout", po::value(&compile_timeout)->default_value(60, "60"), "CPU seconds a compile may use (its wall clock: 4 times that)")
       ("seed", po::value(&seed), "draw the inputs from this seed (default: a fresh one every run)")
       ("sandbox", po::value(&sandbox)->default_value("auto"), "auto, bwrap or none (see the README)");
   po::positional_options_description positional;
@@ -92,7 +98,8 @@ int cmd_grade(const std::vector<std::string>& args) {
                      "[--jobs N] [--timeout S]\nBuilds the student's file into a sandboxed program, sends it freshly "
                      "drawn inputs, and scores the gradients it returns, with a hint for each wrong one.\n"
                      "Exit status: 0 full marks (--class: the CSV was written), 1 not full marks or the file does "
-                     "not build, 2 bad usage.",
+                     "not build, 2 bad usage, 3 the grader cannot grade here (no compiler, a noexec TMPDIR, a "
+                     "failing sandbox).",
                      options, args, vm, &positional)) {
     return 0;
   }
@@ -108,8 +115,25 @@ int cmd_grade(const std::vector<std::string>& args) {
   if (sandbox != "auto" && sandbox != "bwrap" && sandbox != "none") {
     throw UsageError("--sandbox must be auto, bwrap or none, got '" + sandbox + "'");
   }
+  // The caller's open descriptors (a log, a checkout, a socket) are not the
+  // grader's business: dropped before any thread or child starts, so that not
+  // even the grader's own /proc/PID/fd leads to them.
+  ::close_range(3, ~0U, 0);
   install_interrupt_cleanup();
   remove_folders_of_dead_grades();
+  remove_groups_of_dead_grades();
+  try {
+    return grade_files(file, exercise, class_dir, csv, o);
+  } catch (const GraderError& e) {
+    std::cerr << "autograd grade: the grader cannot grade here: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+namespace {
+
+int grade_files(const std::string& file, const std::string& exercise, const std::string& class_dir,
+                const std::string& csv, ClassOptions& o) {
   if (!class_dir.empty()) {
     if (!file.empty()) throw UsageError("give either FILE or --class DIR, not both");
     if (exercise.empty()) throw UsageError("--class needs --exercise NAME");
@@ -123,5 +147,7 @@ int cmd_grade(const std::vector<std::string>& args) {
   if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file);
   return grade_one(file, exercise_of(file, exercise), o);
 }
+
+}  // namespace
 
 }  // namespace cli

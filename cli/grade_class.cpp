@@ -29,21 +29,37 @@ struct Submission {
 
 bool is_cpp(const fs::path& p) { return p.extension() == ".cpp"; }
 
-// A student's folder: NAME/<exercise>.cpp, else its only .cpp file.
+// Why an entry that looks like a submission cannot be one: "" for a plain file.
+std::string not_plain(const fs::file_status& st) {
+  if (fs::is_regular_file(st)) return "";
+  if (fs::is_symlink(st)) return "is a symbolic link (submissions must be plain files)";
+  if (fs::is_directory(st)) return "is a folder, not a file";
+  return "is not a regular file (a FIFO, socket or device)";
+}
+
+// A student's folder: NAME/<exercise>.cpp, else its only .cpp file; every
+// other case is a row that says why.
 Submission from_folder(const fs::path& dir, const std::string& label, const std::string& exercise) {
   Submission s{label, dir / (exercise + ".cpp"), ""};
   std::error_code ec;
-  if (fs::is_regular_file(fs::symlink_status(s.file, ec))) {
+  const fs::file_status named = fs::symlink_status(s.file, ec);
+  if (fs::exists(named) || fs::is_symlink(named)) {
     s.label = label + "/" + exercise + ".cpp";
+    if (const std::string why = not_plain(named); !why.empty()) s.refused = s.label + " " + why;
     return s;
   }
-  std::vector<fs::path> found;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (is_cpp(e.path()) && fs::is_regular_file(e.symlink_status(ec))) found.push_back(e.path());
+  std::vector<fs::path> found, odd;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return {label, dir, "the folder cannot be read (" + ec.message() + ")"};
+  for (const fs::directory_entry& e : it) {
+    if (is_cpp(e.path())) (fs::is_regular_file(e.symlink_status(ec)) ? found : odd).push_back(e.path());
   }
   if (found.size() == 1) {
     s.file = found[0];
     s.label = label + "/" + found[0].filename().string();
+  } else if (found.empty() && !odd.empty()) {
+    s.label = label + "/" + odd[0].filename().string();
+    s.refused = s.label + " " + not_plain(fs::symlink_status(odd[0], ec));
   } else {
     s.refused = found.empty() ? "no .cpp file in the folder"
                               : std::to_string(found.size()) + " .cpp files and none named " + exercise + ".cpp";
@@ -51,19 +67,22 @@ Submission from_folder(const fs::path& dir, const std::string& label, const std:
   return s;
 }
 
+// Every .cpp entry and every folder is a row; a student folder that is a
+// link, and a .cpp that is not a plain file, are rows that say why.
 std::vector<Submission> submissions(const ClassOptions& o) {
   std::vector<fs::directory_entry> entries(fs::directory_iterator(o.dir), fs::directory_iterator());
   std::sort(entries.begin(), entries.end());
   std::vector<Submission> list;
   for (const fs::directory_entry& e : entries) {
     const std::string name = e.path().filename().string();
-    const fs::file_status st = e.symlink_status();
-    if (fs::is_symlink(st)) {
-      if (is_cpp(e.path())) list.push_back({name, e.path(), "is a symbolic link (submissions must be plain files)"});
-    } else if (fs::is_regular_file(st) && is_cpp(e.path())) {
-      list.push_back({name, e.path(), ""});
-    } else if (fs::is_directory(st)) {
+    std::error_code ec;
+    const fs::file_status st = e.symlink_status(ec);
+    if (fs::is_directory(st)) {
       list.push_back(from_folder(e.path(), name, o.exercise));
+    } else if (fs::is_symlink(st) && fs::is_directory(fs::status(e.path(), ec))) {
+      list.push_back({name, e.path(), "the student folder is a symbolic link (student folders must be plain folders)"});
+    } else if (is_cpp(e.path())) {
+      list.push_back({name, e.path(), not_plain(st)});
     }
   }
   return list;
@@ -131,7 +150,7 @@ int grade_class(const ClassOptions& o) {
   if (subs.empty()) throw UsageError("--class: no .cpp file and no student folder in " + o.dir);
   GradeSetup setup = prepare_grading(o.exercise, o.sandbox, o.timeout, o.compile_timeout);
   std::cout << "grading " << subs.size() << " submissions for the '" << o.exercise << "' exercise, " << o.jobs
-            << " at a time\n" << isolation_text(setup.isolation) << "\n" << std::flush;
+            << " at a time\n" << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
   std::vector<Outcome> outcomes(subs.size());
   std::atomic<std::size_t> next{0};
   std::mutex print;
@@ -143,11 +162,9 @@ int grade_class(const ClassOptions& o) {
         std::lock_guard<std::mutex> lock(print);
         seed = o.seed >= 0 ? unsigned(o.seed) : fresh();
       }
-      Outcome out = grade_submission(setup, subs[i].file, seed, i, true);
-      if (!subs[i].refused.empty()) {
-        out.status = "refused";
-        out.reason = subs[i].refused;
-      }
+      Outcome out = subs[i].refused.empty() ? grade_submission(setup, subs[i].file, seed, i, true)
+                                            : refused_outcome(setup, seed, subs[i].refused);
+      if (!out.limit_hit.empty()) out.reason += (out.reason.empty() ? "" : "; ") + out.limit_hit;
       std::lock_guard<std::mutex> lock(print);
       std::cout << "[" << i + 1 << "/" << subs.size() << "] " << printable(subs[i].label) << ": " << out.status << ", "
                 << out.report.score() << "/" << out.report.max_score() << " (" << out.report.percent() << "%)"

@@ -1,15 +1,20 @@
 #include "cli/grade_run.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli/grade_environment.h"
+#include "cli/grade_text.h"
 #include "data/resources.h"
 
 namespace cli {
@@ -86,21 +91,41 @@ std::vector<std::string> compile_command(const GradeSetup& s, std::vector<std::s
   return cmd;
 }
 
-std::string trimmed(const std::string& text, std::size_t max) {
-  return text.size() <= max ? text : text.substr(0, max) + "\n[... " + std::to_string(text.size() - max) + " more bytes]\n";
+// A copy of the submission into the folder, or the reason it is refused. The
+// file is opened before it is looked at (no race), never followed when it is a
+// link (refuse_links), and never waited on (a FIFO is refused, not read).
+std::string take_submission(const fs::path& file, const fs::path& to, bool refuse_links) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (refuse_links ? O_NOFOLLOW : 0));
+  if (fd < 0) {
+    return errno == ELOOP ? "is a symbolic link (submissions must be plain files)"
+                          : std::string("cannot be read (") + std::strerror(errno) + ")";
+  }
+  struct stat st {};
+  std::string why;
+  if (::fstat(fd, &st) != 0) why = "cannot be read";
+  else if (!S_ISREG(st.st_mode)) why = S_ISDIR(st.st_mode) ? "is a folder, not a file" : "is not a regular file (a FIFO, socket or device)";
+  else if (std::uintmax_t(st.st_size) > kMaxSubmissionBytes) why = "is larger than 1 MiB";
+  std::string text;
+  char buffer[65536];
+  for (ssize_t n; why.empty() && (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0) why = std::string("cannot be read (") + std::strerror(errno) + ")";
+    else text.append(buffer, std::size_t(n));
+    if (text.size() > kMaxSubmissionBytes) why = "is larger than 1 MiB";
+  }
+  ::close(fd);
+  if (!why.empty()) return why;
+  std::ofstream out(to, std::ios::binary);
+  out << text;
+  return out ? "" : "cannot be copied into the grading folder";
 }
 
-// A copy of the submission into the folder, or the reason it is refused.
-std::string take_submission(const fs::path& file, const fs::path& to, bool refuse_links) {
-  struct stat st {};
-  if ((refuse_links ? ::lstat(file.c_str(), &st) : ::stat(file.c_str(), &st)) != 0) return "cannot read the file";
-  if (S_ISLNK(st.st_mode)) return "is a symbolic link (submissions must be plain files)";
-  if (!S_ISREG(st.st_mode)) return "is not a regular file";
-  if (std::uintmax_t(st.st_size) > kMaxSubmissionBytes) return "is larger than 1 MiB";
-  std::ifstream in(file, std::ios::binary);
-  std::ofstream out(to, std::ios::binary);
-  out << in.rdbuf();
-  return in && out ? "" : "cannot read the file";
+// The report's texts that carry the child's bytes (what it threw, where its answer broke), made safe to show.
+void make_text(kit::GradeReport& report) {
+  report.failure = as_text(report.failure, false);
+  for (kit::GradeRow& row : report.rows) {
+    row.note = as_text(row.note, false);
+    row.diagnosis.hint = as_text(row.diagnosis.hint, false);
+  }
 }
 
 std::string status_of(const RunResult& r, const kit::ParsedAnswers& p) {
@@ -143,18 +168,17 @@ GradeSetup prepare_grading(const std::string& exercise, const std::string& sandb
   s.assignments = assignments_folder();
   s.exercise = kit::load_exercise(s.assignments, exercise);
   s.isolation = choose_isolation(sandbox);
-  s.run_limits.wall_seconds = run_seconds;
-  s.run_limits.cpu_seconds = rlim_t(run_seconds) + 1;
-  s.run_limits.memory_bytes = rlim_t(1) << 30;
-  s.run_limits.file_bytes = rlim_t(1) << 20;
-  s.compile_limits.wall_seconds = compile_seconds;
-  s.compile_limits.cpu_seconds = rlim_t(compile_seconds) + 1;
-  s.compile_limits.output_bytes = 1 << 20;
+  set_limits(s, run_seconds, compile_seconds);
   std::string tmpl = (fs::temp_directory_path() / ("autograd-grade-" + std::to_string(::getpid()) + "-XXXXXX")).string();
-  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a temporary folder in " + fs::temp_directory_path().string());
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    throw GraderError("cannot create a temporary folder in " + fs::temp_directory_path().string() + " (" +
+                      std::strerror(errno) + ")");
+  }
   s.root = tmpl;
   register_folder(s.root);
   try {
+    check_environment(s);
+    probe_sandbox(s);
     build_harness(s, exercise);
   } catch (...) {
     RemoveOnExit remove{s.root};
@@ -173,8 +197,8 @@ void build_harness(GradeSetup& s, const std::string& exercise) {
   const RunResult r = run_limited(compile_command(s, {"child_main.cpp", "adapter.cpp"}, false), s.harness, s.visible,
                                   s.compile_limits, s.isolation, "");
   if (!r.exited_ok()) {
-    throw std::runtime_error("cannot build the grading harness of '" + exercise + "' (" + r.describe(s.compile_limits) +
-                             "): " + r.err.substr(0, 2000));
+    throw GraderError("cannot build the grading harness of '" + exercise + "' (the compiler " +
+                      r.describe(s.compile_limits) + "): " + as_text(r.err.substr(0, 2000), false));
   }
 }
 
@@ -182,6 +206,14 @@ RemoveOnExit::~RemoveOnExit() {
   std::error_code ec;
   fs::remove_all(folder, ec);
   unregister_folder(folder);
+}
+
+Outcome refused_outcome(const GradeSetup& s, unsigned seed, const std::string& reason) {
+  Outcome o;
+  o.status = "refused";
+  o.reason = as_text(reason, false);
+  o.report = kit::score(s.exercise, seed, kit::draw_cases(s.exercise, seed), kit::ParsedAnswers{}, o.reason);
+  return o;
 }
 
 Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned seed, std::size_t index,
@@ -194,6 +226,8 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
     o.status = status;
     o.reason = reason;
     o.report = kit::score(s.exercise, seed, cases, kit::ParsedAnswers{}, reason);
+    make_text(o.report);
+    o.reason = as_text(reason, false);
     std::error_code ec;
     fs::remove_all(folder, ec);
     return o;
@@ -205,7 +239,7 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
   for (const char* obj : {"child_main.o", "adapter.o"}) copy_into(s.harness / obj, folder / obj);
   const RunResult build = run_limited(compile_command(s, {"submission.cpp", "child_main.o", "adapter.o"}, true), folder,
                                       s.visible, s.compile_limits, s.isolation, "");
-  o.compiler_output = trimmed(build.out + build.err, 20000);
+  o.compiler_output = cut_as_text(build.out + build.err, 20000);
   if (!build.exited_ok()) {
     return fail("does not compile", build.timed_out ? "the compile " + build.describe(s.compile_limits)
                                                     : "does not compile (the compiler " + build.describe(s.compile_limits) + ")");
@@ -216,10 +250,12 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
                                     kit::encode_cases(sent));
   const kit::ParsedAnswers answers = kit::parse_answers(run.out, cases.size(), s.exercise.spec.inputs.size());
   o.status = status_of(run, answers);
-  o.program_output = trimmed(run.err, 4000);
+  o.program_output = cut_as_text(run.err, 4000);
   const std::string failure = answers.complete ? "" : "it " + run.describe(s.run_limits) + " before answering every case";
   o.report = kit::score(s.exercise, seed, cases, answers, run.output_overflow ? "it " + run.describe(s.run_limits) : failure);
+  make_text(o.report);
   o.reason = o.status == "graded" ? "" : o.report.failure;
+  if (!run.limit_hit.empty()) o.limit_hit = "it " + run.limit_hit;
   std::error_code ec;
   fs::remove_all(folder, ec);
   return o;

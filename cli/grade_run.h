@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,12 @@
 #include "cli/grade_sandbox.h"
 
 namespace cli {
+
+// The grader cannot grade here (no compiler, a noexec TMPDIR, a sandbox that
+// fails): its own error, exit status 3, and never a student's score.
+struct GraderError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Everything the submissions of one run share; the harness objects are built once.
 struct GradeSetup {
@@ -31,7 +38,8 @@ struct RemoveOnExit {
   ~RemoveOnExit();
 };
 
-// Reads the toolchain and the exercise, makes the temporary folder and builds the harness.
+// Reads the toolchain and the exercise, makes the temporary folder, checks that a
+// program can be built and run there (else a GraderError) and builds the harness.
 GradeSetup prepare_grading(const std::string& exercise, const std::string& sandbox, double run_seconds,
                            double compile_seconds);
 
@@ -39,9 +47,13 @@ struct Outcome {
   std::string status;  // "graded", "does not compile", "timed out", "crashed", "malformed answer", "exited early", "refused"
   std::string reason;  // one line: why it is not "graded"
   std::string compiler_output;
-  std::string program_output;  // the child's stderr (its own prints), trimmed
+  std::string program_output;  // the child's stderr (its own prints), cut and escaped (grade_text.h)
+  std::string limit_hit;       // "it reached its limit of 64 processes at once (cgroup pids.max)", or ""
   kit::GradeReport report;     // always there: the unanswered checks score 0
 };
+
+// The outcome of a submission refused before it is built (`reason`: "is a symbolic link").
+Outcome refused_outcome(const GradeSetup& setup, unsigned seed, const std::string& reason);
 
 // Grades `file` in ROOT/sub-INDEX (removed afterwards); never throws for a bad submission.
 Outcome grade_submission(const GradeSetup& setup, const std::filesystem::path& file, unsigned seed, std::size_t index,

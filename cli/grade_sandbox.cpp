@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -12,22 +11,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <mutex>
-#include <set>
-#include <thread>
 
 #include "cli/cli.h"
+#include "cli/grade_registry.h"
 
 namespace cli {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::mutex registry_mutex;
-std::set<pid_t> running_groups;
-std::set<std::string> folders;
 
 const std::string& bwrap_path() {
   static const std::string path = [] {
@@ -40,7 +32,10 @@ const std::string& bwrap_path() {
 }
 
 // The sandbox's filesystem: /usr and what the loader and the compiler need, read-only; the folder writable.
-std::vector<std::string> bwrap_arguments(const fs::path& folder, const std::vector<std::string>& visible) {
+// /tmp is a tmpfs of limits.tmp_bytes; so is the folder itself when limits.private_folder (the run),
+// with only the program bound into it read-only, so nothing it writes reaches the disk.
+std::vector<std::string> bwrap_arguments(const fs::path& folder, const std::vector<std::string>& visible,
+                                         const Limits& limits, const std::string& program) {
   std::vector<std::string> a = {bwrap_path(), "--die-with-parent", "--unshare-all", "--new-session",
                                 "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr"};
   for (const char* top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
@@ -55,8 +50,14 @@ std::vector<std::string> bwrap_arguments(const fs::path& folder, const std::vect
     a.insert(a.end(), {"--ro-bind-try", etc, etc});
   }
   for (const std::string& v : visible) a.insert(a.end(), {"--ro-bind-try", v, v});
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", folder.string(),
-                     folder.string(), "--chdir", folder.string(), "--"});
+  const std::string size = std::to_string(limits.tmp_bytes), dir = folder.string();
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp"});
+  if (limits.private_folder) {
+    a.insert(a.end(), {"--size", size, "--tmpfs", dir, "--ro-bind", program, program});
+  } else {
+    a.insert(a.end(), {"--bind", dir, dir});
+  }
+  a.insert(a.end(), {"--chdir", dir, "--"});
   return a;
 }
 
@@ -67,9 +68,11 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
-// In the forked child: only async-signal-safe calls until execve.
+// In the forked child: only async-signal-safe calls until execve. It joins its
+// control group (its totals) and keeps no descriptor but its three pipes: the
+// caller's open files, folders and sockets stay out of its reach.
 [[noreturn]] void exec_child(char* const* argv, char* const* envp, const char* folder, const Limits& limits,
-                             int in, int out, int err) {
+                             const std::vector<const char*>& join, int in, int out, int err) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   sigset_t none;
@@ -77,9 +80,19 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::signal(SIGPIPE, SIG_DFL);
   ::signal(SIGXFSZ, SIG_DFL);
+  for (const char* procs : join) {
+    const int fd = ::open(procs, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, "0", 1) != 1) {
+      static const char message[] = "autograd grade: cannot join the run's control group\n";
+      ::write(err, message, sizeof message - 1);
+      ::_exit(125);
+    }
+    ::close(fd);
+  }
   ::dup2(in, 0);
   ::dup2(out, 1);
   ::dup2(err, 2);
+  if (::close_range(3, ~0U, 0) != 0) ::_exit(125);
   const struct { int what; rlim_t value; } limits_list[] = {
       {RLIMIT_CPU, limits.cpu_seconds}, {RLIMIT_AS, limits.memory_bytes},
       {RLIMIT_FSIZE, limits.file_bytes}, {RLIMIT_CORE, 0}};
@@ -94,16 +107,18 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-// Reads what `fd` has now; false at end of file.
+// Reads what `fd` has now, keeping at most `keep` bytes of it; false at end of file.
+// At most 1 MiB a call, so a fast writer never keeps the loop from its deadline
+// and never makes this process hold more than `keep`.
 bool read_some(int fd, std::string& into, std::size_t keep) {
   char buffer[65536];
-  for (;;) {
+  for (int round = 0; round < 16; ++round) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n == 0) return false;
     if (n < 0) return errno == EAGAIN || errno == EINTR;
-    if (into.size() < keep) into.append(buffer, std::min<std::size_t>(std::size_t(n), keep - into.size()));
-    else if (keep == SIZE_MAX) into.append(buffer, std::size_t(n));
+    into.append(buffer, std::min<std::size_t>(std::size_t(n), keep - std::min(keep, into.size())));
   }
+  return true;
 }
 
 struct Pipes {
@@ -121,8 +136,9 @@ void supervise(pid_t pid, Pipes& p, const std::string& input, const Limits& limi
   while (!exited || out_open || err_open) {
     if (::waitpid(pid, &status, WNOHANG) == pid) exited = true;
     if (exited) {  // drain what is there; a background process may hold the pipes open
-      if (out_open) read_some(p.out[0], r.out, SIZE_MAX);
+      if (out_open) read_some(p.out[0], r.out, limits.output_bytes + 1);
       if (err_open) read_some(p.err[0], r.err, 65536);
+      r.output_overflow = r.out.size() > limits.output_bytes;
       break;
     }
     const auto now = std::chrono::steady_clock::now();
@@ -134,7 +150,7 @@ void supervise(pid_t pid, Pipes& p, const std::string& input, const Limits& limi
                      {in_fd, POLLOUT, 0}};
     const int wait_ms = int(std::min(50.0, std::chrono::duration<double, std::milli>(deadline - now).count()) + 1);
     ::poll(fds, 3, wait_ms);
-    if (out_open && (fds[0].revents & (POLLIN | POLLHUP))) out_open = read_some(p.out[0], r.out, SIZE_MAX);
+    if (out_open && (fds[0].revents & (POLLIN | POLLHUP))) out_open = read_some(p.out[0], r.out, limits.output_bytes + 1);
     if (err_open && (fds[1].revents & (POLLIN | POLLHUP))) err_open = read_some(p.err[0], r.err, 65536);
     if (r.out.size() > limits.output_bytes) {
       r.output_overflow = true;
@@ -171,16 +187,24 @@ Isolation choose_isolation(const std::string& wanted) {
   return works ? Isolation::Bwrap : Isolation::None;
 }
 
-std::string isolation_text(Isolation isolation) {
+std::string isolation_text(Isolation isolation, const Limits& run) {
+  const std::string totals = "; " + totals_text(run.totals) + "; no descriptor of the caller's";
   if (isolation == Isolation::Bwrap) {
     return "sandbox: bwrap (no network, its own PID namespace, only /usr and its own folder visible, "
-           "read-only outside that folder; time, CPU, memory, file-size and output limits)";
+           "read-only outside that folder; time, CPU, memory, file-size and output limits; its /tmp and, when it runs, "
+           "its folder are tmpfs of " + std::to_string(run.tmp_bytes >> 20) + " MiB" + totals + ")";
   }
-  return "sandbox: none (--sandbox none, or bwrap is unavailable): time, CPU, memory, file-size and output limits, its own process "
-         "group and a fresh folder, but the network and the filesystem are NOT isolated";
+  return "sandbox: none (--sandbox none, or bwrap is unavailable): time, CPU, memory, file-size and output limits, its own "
+         "process group and a fresh folder" + totals + ", but the network and the filesystem are NOT isolated, "
+         "and the disk it writes is not bounded";
 }
 
 std::string RunResult::describe(const Limits& limits) const {
+  const std::string how = what_happened(limits);
+  return limit_hit.empty() ? how : how + "; it " + limit_hit;
+}
+
+std::string RunResult::what_happened(const Limits& limits) const {
   char buf[160];
   if (timed_out) {
     std::snprintf(buf, sizeof buf, "timed out after %g s (killed)", limits.wall_seconds);
@@ -201,99 +225,42 @@ std::string RunResult::describe(const Limits& limits) const {
 RunResult run_limited(const std::vector<std::string>& argv, const fs::path& folder,
                       const std::vector<std::string>& visible, const Limits& limits, Isolation isolation,
                       const std::string& input) {
-  std::vector<std::string> full = isolation == Isolation::Bwrap ? bwrap_arguments(folder, visible)
+  std::vector<std::string> full = isolation == Isolation::Bwrap ? bwrap_arguments(folder, visible, limits, argv.at(0))
                                                                 : std::vector<std::string>{};
   full.insert(full.end(), argv.begin(), argv.end());
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LANG=C", "OPENBLAS_NUM_THREADS=1",
                                   "HOME=" + folder.string(), "TMPDIR=" + folder.string()};
   std::vector<char*> c_argv = c_strings(full), c_env = c_strings(env);
   const std::string dir = folder.string();
+  const ControlGroup group(limits.totals);
+  std::vector<const char*> join;
+  for (const std::string& f : group.join_files()) join.push_back(f.c_str());
   Pipes p{};
   if (::pipe2(p.in, O_CLOEXEC) != 0 || ::pipe2(p.out, O_CLOEXEC) != 0 || ::pipe2(p.err, O_CLOEXEC) != 0) {
     throw std::runtime_error(std::string("cannot create pipes: ") + std::strerror(errno));
   }
-  std::unique_lock<std::mutex> lock(registry_mutex);
+  std::unique_lock<std::mutex> lock(registry_mutex());
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
-  if (pid == 0) exec_child(c_argv.data(), c_env.data(), dir.c_str(), limits, p.in[0], p.out[1], p.err[1]);
+  if (pid == 0) exec_child(c_argv.data(), c_env.data(), dir.c_str(), limits, join, p.in[0], p.out[1], p.err[1]);
   ::setpgid(pid, pid);
-  running_groups.insert(pid);
+  running_groups().insert(pid);
   lock.unlock();
-  ::close(p.in[0]);
-  ::close(p.out[1]);
-  ::close(p.err[1]);
-  set_nonblocking(p.in[1]);
-  set_nonblocking(p.out[0]);
-  set_nonblocking(p.err[0]);
+  for (int fd : {p.in[0], p.out[1], p.err[1]}) ::close(fd);
+  for (int fd : {p.in[1], p.out[0], p.err[0]}) set_nonblocking(fd);
   RunResult r;
   int status = 0;
   supervise(pid, p, input, limits, r, status);
+  group.kill_all();
   ::close(p.out[0]);
   ::close(p.err[0]);
   lock.lock();
-  running_groups.erase(pid);
+  running_groups().erase(pid);
   lock.unlock();
   if (WIFEXITED(status)) r.exit_status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.limit_hit = group.limit_hit();
   return r;
-}
-
-void install_interrupt_cleanup() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-    static sigset_t set;
-    sigemptyset(&set);
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
-    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);  // every thread started later inherits the mask
-    std::thread([] {
-      int sig = 0;
-      ::sigwait(&set, &sig);
-      std::lock_guard<std::mutex> lock(registry_mutex);
-      for (pid_t g : running_groups) ::kill(-g, SIGKILL);
-      for (const std::string& f : folders) {
-        std::error_code ec;
-        fs::remove_all(f, ec);
-      }
-      std::fprintf(stderr, "autograd grade: interrupted by SIG%s: the student programs were killed and the "
-                   "temporary folders removed\n", sigabbrev_np(sig));
-      ::_exit(128 + sig);
-    }).detach();
-  });
-}
-
-void register_folder(const fs::path& folder) {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  folders.insert(folder.string());
-}
-
-void unregister_folder(const fs::path& folder) {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  folders.erase(folder.string());
-}
-
-void kill_orphans() {
-  for (int round = 0; round < 50; ++round) {
-    bool found = false;
-    std::error_code ec;
-    for (const fs::directory_entry& e : fs::directory_iterator("/proc", ec)) {
-      const std::string name = e.path().filename().string();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream stat(e.path() / "stat");
-      std::string line;
-      std::getline(stat, line);
-      const std::size_t close = line.rfind(')');
-      if (close == std::string::npos) continue;
-      char state = 0;
-      long ppid = 0;
-      if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) != 2 || ppid != ::getpid()) continue;
-      const pid_t pid = pid_t(std::stol(name));
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      found = true;
-    }
-    if (!found) return;
-  }
 }
 
 }  // namespace cli

@@ -1,9 +1,11 @@
 // Running untrusted programs (a student's compile and its grading run): a
-// wall-clock limit, CPU, memory, file-size and output limits, its own process
-// group in a fresh folder, and every process it started killed at the end.
-// With bubblewrap (bwrap) it also runs in new namespaces: no network, its own
-// PID namespace (nothing outlives it), and a filesystem that holds only /usr,
-// a few files of /etc, and its folder, the one writable place.
+// wall-clock limit, CPU, memory, file-size and output limits, totals for all
+// its processes (a cgroup: grade_totals.h), no descriptor but its three pipes,
+// its own process group in a fresh folder, and every process it started
+// killed at the end. With bubblewrap (bwrap) it also runs in new namespaces:
+// no network, its own PID namespace (nothing outlives it), and a filesystem
+// that holds only /usr, a few files of /etc, a sized tmpfs /tmp and its
+// folder, the one writable place (itself a sized tmpfs when the program runs).
 #pragma once
 
 #include <sys/resource.h>
@@ -12,22 +14,28 @@
 #include <string>
 #include <vector>
 
+#include "cli/grade_totals.h"
+
 namespace cli {
 
 enum class Isolation { Bwrap, None };
 
 // "auto" (bwrap when it works here), "bwrap" (or a UsageError) or "none".
 Isolation choose_isolation(const std::string& wanted);
-// One line for the output: what is isolated and what is not.
-std::string isolation_text(Isolation isolation);
 
 struct Limits {
   double wall_seconds = 10;
   rlim_t cpu_seconds = 11;
   rlim_t memory_bytes = rlim_t(2) << 30;
   rlim_t file_bytes = rlim_t(64) << 20;
-  std::size_t output_bytes = std::size_t(1) << 20;  // stdout beyond this: killed
+  std::size_t output_bytes = std::size_t(1) << 20;  // stdout beyond this: killed (checked as it is read)
+  Totals totals;                                    // all its processes together (grade_totals.h)
+  long long tmp_bytes = 64LL << 20;                 // with bwrap: the size of its /tmp (a tmpfs)
+  bool private_folder = false;                      // with bwrap: its folder a tmpfs of tmp_bytes too
 };
+
+// One line for the output: what is isolated and what is bounded, with the run's limits.
+std::string isolation_text(Isolation isolation, const Limits& run);
 
 struct RunResult {
   int exit_status = -1;  // when it exited
@@ -35,8 +43,11 @@ struct RunResult {
   bool timed_out = false, output_overflow = false;
   double wall_seconds = 0;
   std::string out, err;  // err keeps its first 64 KiB
+  std::string limit_hit;  // the total it reached, named (ControlGroup::limit_hit), or ""
   bool exited_ok() const { return exit_status == 0 && !timed_out && !output_overflow; }
-  std::string describe(const Limits& limits) const;  // "timed out after 10 s", "killed by SIGSEGV (...)"
+  // "timed out after 10 s", "killed by SIGSEGV (...)", and the total it reached, if any.
+  std::string describe(const Limits& limits) const;
+  std::string what_happened(const Limits& limits) const;
 };
 
 // Runs argv[0] (an absolute path) in `folder` with `input` on its stdin.

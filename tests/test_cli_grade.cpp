@@ -18,7 +18,7 @@
 #include <set>
 #include <thread>
 
-#include "cli_run.h"
+#include "cli_grade.h"
 
 namespace fs = std::filesystem;
 using cli_test::has;
@@ -27,63 +27,7 @@ using cli_test::slurp;
 
 namespace {
 
-// A scratch folder per test process, made and removed by a global fixture (a
-// function-local static path would be destroyed before a global's destructor ran).
-fs::path scratch() { return fs::temp_directory_path() / ("ag_cli_grade_" + std::to_string(::getpid())); }
-
-struct Scratch {
-  Scratch() {
-    fs::remove_all(scratch());
-    fs::create_directories(scratch());
-    fs::create_directories(scratch() / "caller");
-  }
-  ~Scratch() { fs::remove_all(scratch()); }
-};
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-  double seconds = 0;
-};
-
-// `autograd grade ARGS` from the caller folder (which holds only keep_me), with `env` before it.
-Run grade(const std::string& args, const std::string& env = "") {
-  const fs::path caller = scratch() / "caller";
-  std::ofstream(caller / "keep_me") << "the caller's file\n";
-  const std::string cmd = "cd " + quote(caller.string()) + " && " + env + " " + quote(AUTOGRAD_CLI) + " grade " + args +
-                          " </dev/null >" + quote((scratch() / "out").string()) + " 2>" +
-                          quote((scratch() / "err").string());
-  const auto start = std::chrono::steady_clock::now();
-  const int raw = std::system(cmd.c_str());
-  Run r;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = slurp(scratch() / "out");
-  r.err = slurp(scratch() / "err");
-  return r;
-}
-
-fs::path write(const std::string& name, const std::string& text) {
-  const fs::path p = scratch() / "src" / name;
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-  return p;
-}
-
-const std::string kHead = "// exercise: softmax\n#include <cstdio>\n#include <cstdlib>\n#include <fstream>\n"
-                          "#include <unistd.h>\n#include \"assignments/softmax/softmax.h\"\n";
-const std::string kRight = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) {\n"
-                           "  const arma::vec s = arma::sum(dy % y, 1);\n  return y % (dy.each_col() - s);\n}\n";
-
-// The percentage on the parent's last "score:" line; -1 when there is none.
-int percent(const std::string& out) {
-  const std::regex score(R"(score: \d+/\d+ \((\d+)%\))");
-  int p = -1;
-  for (std::sregex_iterator it(out.begin(), out.end(), score), end; it != end; ++it) p = std::stoi((*it)[1]);
-  return p;
-}
-
-bool sandboxed(const Run& r) { return has(r.out, "sandbox: bwrap"); }
+using namespace cli_grade;
 
 // Processes whose command line holds `marker`.
 int processes_with(const std::string& marker) {
@@ -92,6 +36,19 @@ int processes_with(const std::string& marker) {
     std::string cmdline = slurp(e.path() / "cmdline");
     for (char& c : cmdline) c = c == '\0' ? ' ' : c;
     if (has(cmdline, marker) && !has(cmdline, "autograd")) ++n;
+  }
+  return n;
+}
+
+// The control groups (grade_totals.h) that grade PID made and left, anywhere under /sys/fs/cgroup.
+int groups_left_by(pid_t pid) {
+  const std::string mine = "autograd-grade-" + std::to_string(pid) + "-";
+  int n = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it("/sys/fs/cgroup", fs::directory_options::skip_permission_denied, ec), end;
+       it != end; it.increment(ec)) {
+    if (it.depth() > 4) it.disable_recursion_pending();
+    n += it->path().filename().string().rfind(mine, 0) == 0;
   }
   return n;
 }
@@ -164,7 +121,8 @@ BOOST_AUTO_TEST_CASE(an_endless_loop_ends_within_the_timeout) {
   const Run r = grade("--timeout 2 " + quote(write("loop.cpp", kHead + "arma::mat softmax_backward(const arma::mat& y,"
                                                    " const arma::mat&) { volatile int x = 0; for (;;) ++x; return y; }\n").string()));
   expect_no_full_marks(r, "it timed out after 2 s (killed) before answering every case");
-  BOOST_TEST(r.seconds < 120);  // two compiles and a 2 s run, on a loaded machine
+  // Generous: the run is killed at 2 s (the line above); the rest is two compiles, minutes at load 8.
+  BOOST_TEST(r.seconds < 600);
 }
 
 BOOST_AUTO_TEST_CASE(a_vandal_writes_nothing_outside_and_leaves_no_process) {
@@ -177,7 +135,7 @@ BOOST_AUTO_TEST_CASE(a_vandal_writes_nothing_outside_and_leaves_no_process) {
                                            "  std::system(\"setsid sleep " + marker + "1 >/dev/null 2>&1 </dev/null &\");\n"
                                            "  return y;\n}\n");
   const Run r = grade(quote(src.string()));
-  BOOST_TEST(r.status == 1);
+  BOOST_TEST(r.status == 1, r.out << r.err);
   BOOST_TEST(percent(r.out) < 100);
   BOOST_TEST(processes_with(marker) == 0);
   if (sandboxed(r)) {
@@ -187,7 +145,9 @@ BOOST_AUTO_TEST_CASE(a_vandal_writes_nothing_outside_and_leaves_no_process) {
   }
   // Without the sandbox the files are not protected (the output says so), but no process survives either.
   const Run bare = grade("--sandbox none " + quote(src.string()));
-  BOOST_TEST(has(bare.out, "the network and the filesystem are NOT isolated"));
+  // At load 8 the harness compile once outran its 60 s wall clock, and the banner never came: the
+  // compile is now limited by CPU time, with four times that on the wall clock, and a failure says why.
+  BOOST_TEST(has(bare.out, "the network and the filesystem are NOT isolated"), bare.out << bare.err);
   BOOST_TEST(processes_with(marker) == 0);
   fs::remove_all(scratch() / "caller");
   fs::create_directories(scratch() / "caller");
@@ -207,7 +167,7 @@ BOOST_AUTO_TEST_CASE(ctrl_c_kills_the_child_and_removes_the_temporary_folder) {
   }
   const std::string mine = "autograd-grade-" + std::to_string(pid) + "-";
   fs::path folder;
-  for (int i = 0; i < 1200 && folder.empty(); ++i) {  // until the child program runs (at most 2 minutes)
+  for (int i = 0; i < 3600 && folder.empty(); ++i) {  // until the child program runs: at most 6 minutes, for two compiles at load 8
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     for (const fs::directory_entry& e : fs::directory_iterator(fs::temp_directory_path())) {
       if (e.path().filename().string().rfind(mine, 0) == 0 && fs::exists(e.path() / "sub-0" / "child")) folder = e.path();
@@ -221,4 +181,5 @@ BOOST_AUTO_TEST_CASE(ctrl_c_kills_the_child_and_removes_the_temporary_folder) {
   BOOST_TEST((WIFEXITED(raw) && WEXITSTATUS(raw) == 130));
   BOOST_TEST(!fs::exists(folder));
   BOOST_TEST(processes_with(folder.string()) == 0);
+  BOOST_TEST(groups_left_by(pid) == 0);
 }

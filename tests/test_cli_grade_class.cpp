@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE cli_grade_class
 #include <boost/test/unit_test.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -80,7 +81,7 @@ BOOST_AUTO_TEST_CASE(a_class_folder_becomes_one_csv_row_per_submission) {
   fs::create_symlink(std::string(AUTOGRAD_SOURCE_DIR) + "/assignments/softmax/softmax.cpp", dir / "link.cpp");
   const fs::path csv = scratch() / "scores.csv";
   const cli_test::Run r = cli_test::run("grade --class " + quote(dir.string()) + " --exercise softmax --csv " +
-                                        quote(csv.string()) + " --jobs 2 --timeout 5");
+                                        quote(csv.string()) + " --jobs 2 --timeout 30");  // generous: a correct run takes well under 1 s idle
   BOOST_TEST_REQUIRE(r.status == 0, r.out << r.err);
   const std::vector<std::vector<std::string>> rows = parse_csv(slurp(csv));
   BOOST_TEST_REQUIRE(rows.size() == 8u, slurp(csv));  // the header and 7 submissions
@@ -151,4 +152,37 @@ BOOST_AUTO_TEST_CASE(adding_an_exercise_is_one_folder) {
   const cli_test::Run m = cli_test::run("grade --exercise colnorm " + quote((scratch() / "mine" / "colnorm.cpp").string()), env);
   BOOST_TEST(m.status == 0, m.out << m.err);
   BOOST_TEST(has(m.out, "score: 7/7 (100%)"), m.out);
+}
+
+// Issue 25: a student folder that is a link, and a .cpp that is a FIFO, were left out without a word.
+// Each is now a row that says why, and the FIFO is never opened for a blocking read.
+BOOST_AUTO_TEST_CASE(linked_folders_and_fifos_get_a_row_saying_why) {
+  const fs::path dir = scratch() / "odd";
+  write(dir / "right.cpp", kHead + kRight);
+  write(scratch() / "elsewhere" / "softmax.cpp", kHead + kRight);
+  fs::create_directory_symlink(scratch() / "elsewhere", dir / "bob");
+  BOOST_TEST_REQUIRE(::mkfifo((dir / "fifo.cpp").c_str(), 0644) == 0);
+  fs::create_directories(dir / "carol");
+  BOOST_TEST_REQUIRE(::mkfifo((dir / "carol" / "softmax.cpp").c_str(), 0644) == 0);
+  fs::create_directories(dir / "dave");
+  BOOST_TEST_REQUIRE(::mkfifo((dir / "dave" / "work.cpp").c_str(), 0644) == 0);
+  const fs::path csv = scratch() / "odd.csv";
+  const cli_test::Run r = cli_test::run("grade --class " + quote(dir.string()) + " --exercise softmax --csv " +
+                                        quote(csv.string()) + " --timeout 30");  // generous, for a loaded machine
+  BOOST_TEST_REQUIRE(r.status == 0, r.out << r.err);
+  const std::vector<std::vector<std::string>> rows = parse_csv(slurp(csv));
+  BOOST_TEST_REQUIRE(rows.size() == 6u, slurp(csv));  // the header and 5 rows
+  std::map<std::string, std::vector<std::string>> by_file;
+  for (std::size_t i = 1; i < rows.size(); ++i) by_file[rows[i][0]] = rows[i];
+  BOOST_TEST(by_file.at("right.cpp")[1] == "graded");
+  const std::map<std::string, std::string> why = {
+      {"bob", "the student folder is a symbolic link"},
+      {"fifo.cpp", "is not a regular file"},
+      {"carol/softmax.cpp", "carol/softmax.cpp is not a regular file"},
+      {"dave/work.cpp", "dave/work.cpp is not a regular file"}};
+  for (const auto& [file, reason] : why) {
+    BOOST_TEST_REQUIRE(by_file.count(file) == 1u, file << "\n" << slurp(csv));
+    BOOST_TEST(by_file.at(file)[1] == "refused", file);
+    BOOST_TEST(has(by_file.at(file).back(), reason), file << ": " << by_file.at(file).back());
+  }
 }

@@ -13,8 +13,10 @@ namespace {
 
 using Forward = std::function<arma::mat(const ag::Inputs&)>;
 
-// The op-table row `name` applied on a scratch tape: the library's own op is the forward.
-Forward op_table_forward(const ExerciseSpec& s) {
+using TapeForward = std::function<ag::Var(const std::vector<ag::Var>&)>;
+
+// The op-table row `name`: the library's own op is the forward.
+TapeForward op_table_forward(const ExerciseSpec& s) {
   const ag::OpRow& row = ag::row_named(s.forward);
   if (row.inputs.size() != s.inputs.size()) {
     throw ag::Error("exercise " + s.name + ": the forward '" + s.forward + "' takes " +
@@ -25,25 +27,46 @@ Forward op_table_forward(const ExerciseSpec& s) {
     if (std::string(row.constants[k].name) == "eps" && s.eps > 0) constants[k] = s.eps;
   }
   const ag::ApplyFn apply = row.apply;
-  return [apply, constants](const ag::Inputs& in) {
+  return [apply, constants](const std::vector<ag::Var>& in) { return apply(in, constants); };
+}
+
+// The engine exercise's graph: c = a b, e = tanh(c) + c, f = e a, y = f f.
+// c, a and f are each used twice, so a reverse walk that assigns where it must add (+=) is caught.
+ag::Var engine_graph(const std::vector<ag::Var>& in) {
+  const ag::Var a = in.at(0), b = in.at(1);
+  const ag::Var c = ag::mul(a, b);
+  const ag::Var f = ag::mul(ag::add(ag::tanh(c), c), a);
+  return ag::mul(f, f);
+}
+
+// forwards.h's functions as the library's ops compute them.
+TapeForward tape_forward_of(const ExerciseSpec& s) {
+  const double eps = s.eps;
+  if (s.forward == "softmax") return [](const std::vector<ag::Var>& in) { return ag::softmax(in.at(0), 1); };
+  if (s.forward == "layernorm") {
+    return [eps](const std::vector<ag::Var>& in) { return ag::layernorm_fused(in.at(0), in.at(1), in.at(2), eps); };
+  }
+  if (s.forward == "rmsnorm") {
+    return [eps](const std::vector<ag::Var>& in) { return ag::rmsnorm_fused(in.at(0), in.at(1), eps); };
+  }
+  if (s.forward == "linear") {
+    return [](const std::vector<ag::Var>& in) { return ag::add(ag::matmul(in.at(0), in.at(1)), in.at(2)); };
+  }
+  if (s.forward == "engine_graph") return engine_graph;
+  return op_table_forward(s);
+}
+
+// The value of a tape forward, on a scratch tape.
+Forward on_scratch_tape(const TapeForward& f) {
+  return [f](const ag::Inputs& in) {
     ag::Tape tape;
     std::vector<ag::Var> vars;
     for (const arma::mat& m : in) vars.push_back(tape.leaf(m));
-    return arma::mat(apply(vars, constants).value());
+    return arma::mat(f(vars).value());
   };
 }
 
-// The engine exercise's graph on the library's own tape: c = a b, e = tanh(c) + c, f = e a, y = f f.
-// c, a and f are each used twice, so a reverse walk that assigns where it must add (+=) is caught.
-arma::mat engine_graph_forward(const ag::Inputs& in) {
-  ag::Tape tape;
-  const ag::Var a = tape.leaf(in.at(0), "a"), b = tape.leaf(in.at(1), "b");
-  const ag::Var c = ag::mul(a, b);
-  const ag::Var f = ag::mul(ag::add(ag::tanh(c), c), a);
-  return arma::mat(ag::mul(f, f).value());
-}
-
-Forward forward_of(const ExerciseSpec& s) {
+Forward forward_of(const ExerciseSpec& s, const TapeForward& on_tape) {
   const double eps = s.eps;
   if (s.forward == "softmax") return [](const ag::Inputs& in) { return softmax_forward(in.at(0)); };
   if (s.forward == "layernorm") {
@@ -51,8 +74,7 @@ Forward forward_of(const ExerciseSpec& s) {
   }
   if (s.forward == "rmsnorm") return [eps](const ag::Inputs& in) { return rmsnorm_forward(in.at(0), in.at(1), eps); };
   if (s.forward == "linear") return [](const ag::Inputs& in) { return linear_forward(in.at(0), in.at(1), in.at(2)); };
-  if (s.forward == "engine_graph") return engine_graph_forward;
-  return op_table_forward(s);
+  return on_scratch_tape(on_tape);
 }
 
 arma::mat draw_input(const ExerciseSpec& s, const CaseSpec& c, const InputSpec& in, ag::Rng& rng) {
@@ -82,8 +104,22 @@ std::vector<arma::mat> sent_of(const ExerciseSpec& s, const DrawnCase& c) {
 Exercise load_exercise(const std::string& assignments, const std::string& name) {
   Exercise ex;
   ex.spec = read_spec((std::filesystem::path(assignments) / name).string());
-  ex.forward = forward_of(ex.spec);
+  ex.tape_forward = tape_forward_of(ex.spec);
+  ex.forward = forward_of(ex.spec, ex.tape_forward);
   return ex;
+}
+
+std::vector<arma::mat> exact_gradients(const Exercise& ex, const ag::Inputs& inputs, const arma::mat& dy,
+                                       bool through_tanh) {
+  ag::Tape tape;
+  std::vector<ag::Var> leaves, args;
+  for (const arma::mat& m : inputs) leaves.push_back(tape.leaf(m));
+  args = leaves;
+  if (through_tanh) args[0] = ag::tanh(leaves[0]);
+  tape.backward(ag::sum(ag::mul(tape.constant(dy), ex.tape_forward(args))));
+  std::vector<arma::mat> grads;
+  for (const ag::Var& v : leaves) grads.push_back(v.grad());
+  return grads;
 }
 
 std::vector<DrawnCase> draw_cases(const Exercise& ex, unsigned seed) {

@@ -1,7 +1,7 @@
 // The forwards an exercise.spec can name that are not op-table rows, on plain
 // matrices (one sample per row): softmax, layernorm, rmsnorm, matmul_bias.
-// They are given: you write the backwards. The grader differentiates these
-// forwards numerically to know what your backward should return.
+// They are given: you write the backwards. The child is sent their values; the
+// grader's exact reference is the same math on the tape (kit::exact_gradients).
 #pragma once
 
 #include <armadillo>

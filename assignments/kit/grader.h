@@ -1,6 +1,7 @@
 // The grader's verdict, computed in the trusted parent from the cases it drew
 // and the gradients the student's program sent back: each gradient against
-// finite differences of the forward (ag::numeric_gradient), diagnosed
+// the exact one (the tape's own backward, kit::exact_gradients) to 1e-13 of
+// its largest element, closer than finite differences can come, diagnosed
 // (ag::diagnose_gradient, then the exercise's own hints), and the gradients
 // used as a custom op on a tape. Nothing the student's program does other
 // than answer with numbers reaches the score.

@@ -1,0 +1,82 @@
+// What the grader's command-line tests share: a scratch folder per test
+// process with a caller folder holding only keep_me, `autograd grade ARGS`
+// run from it, and the pieces of a softmax submission.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "cli_run.h"
+
+namespace cli_grade {
+
+namespace fs = std::filesystem;
+using cli_test::has;
+using cli_test::quote;
+using cli_test::slurp;
+
+// A scratch folder per test process, made and removed by a global fixture (a
+// function-local static path would be destroyed before a global's destructor ran).
+inline fs::path scratch() { return fs::temp_directory_path() / ("ag_cli_grade_" + std::to_string(::getpid())); }
+
+struct Scratch {
+  Scratch() {
+    fs::remove_all(scratch());
+    fs::create_directories(scratch());
+    fs::create_directories(scratch() / "caller");
+  }
+  ~Scratch() { fs::remove_all(scratch()); }
+};
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+  double seconds = 0;
+};
+
+// `autograd grade ARGS` from the caller folder (which holds only keep_me), with `env` before it.
+inline Run grade(const std::string& args, const std::string& env = "") {
+  const fs::path caller = scratch() / "caller";
+  std::ofstream(caller / "keep_me") << "the caller's file\n";
+  const std::string cmd = "cd " + quote(caller.string()) + " && " + env + " " + quote(AUTOGRAD_CLI) + " grade " + args +
+                          " </dev/null >" + quote((scratch() / "out").string()) + " 2>" +
+                          quote((scratch() / "err").string());
+  const auto start = std::chrono::steady_clock::now();
+  const int raw = std::system(cmd.c_str());
+  Run r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = slurp(scratch() / "out");
+  r.err = slurp(scratch() / "err");
+  return r;
+}
+
+inline fs::path write(const std::string& name, const std::string& text) {
+  const fs::path p = scratch() / "src" / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+  return p;
+}
+
+const std::string kHead = "// exercise: softmax\n#include <cstdio>\n#include <cstdlib>\n#include <fstream>\n"
+                          "#include <unistd.h>\n#include \"assignments/softmax/softmax.h\"\n";
+const std::string kRight = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) {\n"
+                           "  const arma::vec s = arma::sum(dy % y, 1);\n  return y % (dy.each_col() - s);\n}\n";
+
+// The percentage on the parent's last "score:" line; -1 when there is none.
+inline int percent(const std::string& out) {
+  const std::regex score(R"(score: \d+/\d+ \((\d+)%\))");
+  int p = -1;
+  for (std::sregex_iterator it(out.begin(), out.end(), score), end; it != end; ++it) p = std::stoi((*it)[1]);
+  return p;
+}
+
+inline bool sandboxed(const Run& r) { return has(r.out, "sandbox: bwrap"); }
+
+}  // namespace cli_grade
