@@ -1,25 +1,26 @@
-<!-- Rendered from notebooks/10_tiny_gpt.cpp by `autograd notebook render`; edit the .cpp, not this file. -->
+// %% [markdown]
+// # Lesson 11: a tiny GPT on the tape
+//
+// Everything a GPT computes is an op this project already has: matmul,
+// transpose, a causal mask, softmax, embeddings, LayerNorm, GELU. This lesson
+// builds one attention head from those primitives and checks it against the
+// module `ag::CausalSelfAttention` (nn/attention.h), compares the composed
+// softmax with the fused one, lists what every node of a head keeps for
+// backward, and then trains a small GPT on words for a few seconds and
+// samples from it. Lesson 09 measured why the scores are divided by sqrt(d),
+// what heads and the causal mask do, and why positions are embedded; lesson
+// 10 measured where the norms go.
+//
+// Rows are tokens, columns features, as everywhere in this project. For one
+// sequence of T tokens and one head of width d:
+//
+//     q = x Wq,  k = x Wk,  v = x Wv                       (T x d each)
+//     scores = q k^T / sqrt(d)                             (T x T)
+//     scores(i, j) = -inf for j > i                        (token i may not see later tokens)
+//     weights = softmax(scores) along each row             (each row sums to 1)
+//     out = weights v                                      (T x d)
 
-# Lesson 10: a tiny GPT on the tape
-
-Everything a GPT computes is an op this project already has: matmul,
-transpose, a causal mask, softmax, embeddings, LayerNorm, GELU. This lesson
-builds one attention head from those primitives and checks it against the
-module `ag::CausalSelfAttention` (nn/attention.h), compares the composed
-softmax with the fused one, lists what every node of a head keeps for
-backward, and then trains a small GPT on words for a few seconds and
-samples from it.
-
-Rows are tokens, columns features, as everywhere in this project. For one
-sequence of T tokens and one head of width d:
-
-    q = x Wq,  k = x Wk,  v = x Wv                       (T x d each)
-    scores = q k^T / sqrt(d)                             (T x T)
-    scores(i, j) = -inf for j > i                        (token i may not see later tokens)
-    weights = softmax(scores) along each row             (each row sums to 1)
-    out = weights v                                      (T x d)
-
-```cpp
+// %%
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -59,15 +60,15 @@ Head attention_head(Var x, Var w_qkv, Var b_qkv, bool fused_softmax = true) {
   Var weights = fused_softmax ? ag::softmax(masked, 1) : ag::softmax_composed(masked, 1);
   return {weights, ag::matmul(weights, v)};
 }
-```
 
-## One head from primitives, against the module
+// %% [markdown]
+// ## One head from primitives, against the module
+//
+// `CausalSelfAttention` with one head keeps Wq, Wk, Wv side by side in one
+// d x 3d matrix (`qkv.weight`), then projects the head's output with
+// `proj`. We feed the same parameters to `attention_head` and compare.
 
-`CausalSelfAttention` with one head keeps Wq, Wk, Wv side by side in one
-d x 3d matrix (`qkv.weight`), then projects the head's output with
-`proj`. We feed the same parameters to `attention_head` and compare.
-
-```cpp
+// %%
 ag::Rng rng(4);
 ag::CausalSelfAttention module("attn", d, 1, ag::Impl::Fused, rng);
 const arma::mat x_in = ag::Rng(5).normal(T, d, 1.0);
@@ -89,34 +90,18 @@ NB_CELL {
   nb::heatmap("attention_weights", "Attention weights of one head (untrained), 5 tokens", w, "token j (looked at)",
               "token i (looking)");
 }
-```
 
-```text
-largest difference between the module's output and the primitives': 1.11e-16
-check: attention from primitives = CausalSelfAttention with 1 head: largest difference 1.11e-16 (tolerance 1e-13)  [ok]
-attention weights (row i: how much token i takes from each token j) (5x5) =
-[1, 0, 0, 0, 0]
-[0.4567, 0.5433, 0, 0, 0]
-[0.3025, 0.3024, 0.3951, 0, 0]
-[0.2906, 0.169, 0.2947, 0.2456, 0]
-[0.1855, 0.19, 0.2685, 0.1482, 0.2079]
-check: every row of the weights sums to 1: largest difference 1.11e-16 (tolerance 1e-15)  [ok]
-check: every weight above the diagonal is exactly 0 (the future)  [ok]
-check: the first token can only look at itself: weight exactly 1  [ok]
-```
+// %% [markdown]
+// ## Composed softmax against fused softmax
+//
+// `softmax_composed` is exp(x - logsumexp(x)), three nodes whose backward the
+// tape derives; `softmax` is one node with the handwritten backward
+// dx = y * (dy - sum(dy * y)) that keeps only its output y (ops/softmax.h).
+// We run both on the same masked 16 x 16 scores (entries of standard
+// deviation 3, the causal mask's -inf above the diagonal) with the same
+// random output gradient.
 
-![attention_weights.png](10_tiny_gpt_files/attention_weights.png)
-
-## Composed softmax against fused softmax
-
-`softmax_composed` is exp(x - logsumexp(x)), three nodes whose backward the
-tape derives; `softmax` is one node with the handwritten backward
-dx = y * (dy - sum(dy * y)) that keeps only its output y (ops/softmax.h).
-We run both on the same masked 16 x 16 scores (entries of standard
-deviation 3, the causal mask's -inf above the diagonal) with the same
-random output gradient.
-
-```cpp
+// %%
 struct SoftmaxRun {
   arma::mat y, dx;
   std::size_t nodes = 0, bytes = 0;
@@ -154,46 +139,18 @@ NB_CELL {
             "the composed one is 3 nodes keeping its input, the 16 x 1 logsumexp and its output");
   nb::check(arma::accu(arma::trimatu(fused.dx, 1) != 0.0) == 0, "no gradient reaches a masked score");
 }
-```
 
-```text
-composed:
-id   op                      inputs        shape     saved bytes
-0    scores                  -             16x16     0
-1    masked_fill value=-inf  0             16x16     1920
-2    logsumexp(dim=1)        1             16x1      2176
-3    sub                     1,2           16x16     0
-4    exp                     3             16x16     2048
-5 nodes, 6144 bytes held for backward
+// %% [markdown]
+// ## What each node of a head keeps for backward
+//
+// The head of the first section, recorded once more, listed node by node
+// (check/listing.h): id, op, inputs, shape, and the bytes each node holds for
+// its backward. A matmul keeps both of its inputs (dA = dY B^T, dB = A^T dY);
+// `cols`, `transpose`, the scale and the bias add keep nothing (their
+// derivatives are constants); `masked_fill` keeps only where the mask is
+// (its own indices, not a matrix of values); the fused softmax keeps its output.
 
-fused:
-id   op                      inputs        shape     saved bytes
-0    scores                  -             16x16     0
-1    masked_fill value=-inf  0             16x16     1920
-2    softmax(dim=1)          1             16x16     2048
-3 nodes, 3968 bytes held for backward
-
-largest difference: values 3.33e-16 (largest value 1), gradients 1.73e-16 (largest 0.574)
-            nodes bytes for backward
-composed        3               4224
-fused           1               2048
-check: composed and fused softmax: the same values: largest difference 3.33e-16 (tolerance 1e-15)  [ok]
-check: composed and fused softmax: the same gradients: largest difference 1.73e-16 (tolerance 1e-14)  [ok]
-check: the fused softmax is one node keeping its output: 16 x 16 doubles  [ok]
-check: the composed one is 3 nodes keeping its input, the 16 x 1 logsumexp and its output  [ok]
-check: no gradient reaches a masked score  [ok]
-```
-
-## What each node of a head keeps for backward
-
-The head of the first section, recorded once more, listed node by node
-(check/listing.h): id, op, inputs, shape, and the bytes each node holds for
-its backward. A matmul keeps both of its inputs (dA = dY B^T, dB = A^T dY);
-`cols`, `transpose`, the scale and the bias add keep nothing (their
-derivatives are constants); `masked_fill` keeps only where the mask is
-(its own indices, not a matrix of values); the fused softmax keeps its output.
-
-```cpp
+// %%
 NB_CELL {
   Tape tape;
   Var x = tape.leaf(x_in, "x");
@@ -215,45 +172,19 @@ NB_CELL {
   const ag::Node& softmax = tape.node(head.weights.id);
   nb::check(softmax.saved == std::vector<std::size_t>{head.weights.id}, "the fused softmax keeps its own output only");
 }
-```
 
-```text
-id   op                      inputs        shape     saved bytes
-0    x                       -             5x8       0
-1    param:attn.qkv.bias     -             1x24      0
-2    param:attn.qkv.weight   -             8x24      0
-3    matmul                  0,2           5x24      1856
-4    add                     3,1           5x24      0
-5    cols first=0 count=8    4             5x8       0
-6    cols first=8 count=8    4             5x8       0
-7    cols first=16 count=8   4             5x8       0
-8    transpose               6             8x5       0
-9    matmul                  5,8           5x5       640
-10   mul_scalar c=0.353553   9             5x5       0
-11   masked_fill value=-inf  10            5x5       160
-12   softmax(dim=1)          11            5x5       200
-13   matmul                  12,7          5x8       520
-14 nodes, 3176 bytes held for backward
-check: node 3: matmul keeps both of its inputs  [ok]
-check: node 9: matmul keeps both of its inputs  [ok]
-check: node 13: matmul keeps both of its inputs  [ok]
+// %% [markdown]
+// ## A tiny GPT, trained for a few seconds
+//
+// `ag::Gpt` (nn/gpt.h) puts these heads into pre-LN blocks: token and position
+// embeddings, 2 blocks of width 32 with 4 heads, a final LayerNorm and a
+// linear head to the 27 tokens (the boundary and a-z). One training step is
+// the loop below, written out: clear the tape, forward, cross-entropy of every
+// next character, backward, clip the gradient norm, an Adam step. Batches are
+// 32 words from /usr/share/dict/words (data/text.h); the validation words are
+// held out, and the count bigram on the same words is the baseline.
 
-3 matmuls; 5 of the 13 nodes keep something; the head holds 3176 bytes for backward
-check: a head is three matmuls: x Wqkv, q k^T and weights v  [ok]
-check: the fused softmax keeps its own output only  [ok]
-```
-
-## A tiny GPT, trained for a few seconds
-
-`ag::Gpt` (nn/gpt.h) puts these heads into pre-LN blocks: token and position
-embeddings, 2 blocks of width 32 with 4 heads, a final LayerNorm and a
-linear head to the 27 tokens (the boundary and a-z). One training step is
-the loop below, written out: clear the tape, forward, cross-entropy of every
-next character, backward, clip the gradient norm, an Adam step. Batches are
-32 words from /usr/share/dict/words (data/text.h); the validation words are
-held out, and the count bigram on the same words is the baseline.
-
-```cpp
+// %%
 using Batch = ag::SequenceBatch;
 
 const ag::TextData words = ag::load_words();
@@ -315,48 +246,29 @@ NB_CELL {
   nb::check(after < before - 1, "300 steps lower the validation loss by more than 1 nat per character");
   nb::check(after < bigram, "after 300 steps the GPT beats the bigram on the held-out words");
 }
-```
 
-```text
-GPT(2 layers, width 32, 4 heads, context 32, vocab 27, pre-norm layernorm fused), 28251 parameters
-step  50  batch loss 2.6086
-step 100  batch loss 2.4882
-step 150  batch loss 2.3876
-step 200  batch loss 2.2415
-step 250  batch loss 2.2867
-step 300  batch loss 2.2730
-300 steps in 6.7 s; validation loss 3.2957 before, 2.2715 after; bigram 2.4767; uniform 3.2958
-```
+// %% [markdown]
+// Before training the model is a uniform guess: its validation loss is log 27
+// to within a few hundredths. That is by design (nn/gpt.cpp): the head's
+// weights start at a tenth of their Xavier size, so the first logits are all
+// near 0, and the residual projections are scaled by 1/sqrt(2 layers) as in
+// GPT-2. makemore (part 3) treats a first loss far above log V as a defect of
+// the initialisation: the model starts confidently wrong, and its first steps
+// are spent only on shrinking the logits. Lesson 10 measures what each of the
+// two scalings does.
+//
+// ### What beats the bigram: attention, or positions?
+//
+// The GPT beats the count bigram, but it also knows each character's position,
+// and a count model can know that too. Without attention the GPT's prediction
+// at a position would depend only on that position's token and its position:
+// the best such model is P(next | this character, position), which counts
+// estimate (up to the smoothing) from enough data. Below, that
+// model counted on the training words (add-one smoothing, as the bigram), and
+// the count trigram, P(next | the two characters before), on the same
+// validation targets.
 
-![training.png](10_tiny_gpt_files/training.png)
-
-```text
-check: untrained, the GPT's validation loss is within 0.05 of log 27  [ok]
-check: 300 steps lower the validation loss by more than 1 nat per character  [ok]
-check: after 300 steps the GPT beats the bigram on the held-out words  [ok]
-```
-
-Before training the model is a uniform guess: its validation loss is log 27
-to within a few hundredths. That is by design (nn/gpt.cpp): the head's
-weights start at a tenth of their Xavier size, so the first logits are all
-near 0, and the residual projections are scaled by 1/sqrt(2 layers) as in
-GPT-2. makemore (part 3) treats a first loss far above log V as a defect of
-the initialisation: the model starts confidently wrong, and its first steps
-are spent only on shrinking the logits. Lesson 09 measures what each of the
-two scalings does.
-
-### What beats the bigram: attention, or positions?
-
-The GPT beats the count bigram, but it also knows each character's position,
-and a count model can know that too. Without attention the GPT's prediction
-at a position would depend only on that position's token and its position:
-the best such model is P(next | this character, position), which counts
-estimate (up to the smoothing) from enough data. Below, that
-model counted on the training words (add-one smoothing, as the bigram), and
-the count trigram, P(next | the two characters before), on the same
-validation targets.
-
-```cpp
+// %%
 // Mean -log P(target) on `eval` for counts n(context, target) from `train`, add-one smoothed;
 // `context` maps (sequence, index) to a context id below `contexts`.
 double count_model_loss(const std::function<arma::uword(const ag::Sequence&, arma::uword)>& context,
@@ -395,25 +307,18 @@ NB_CELL {
   nb::check(std::abs(after - positional) < 0.05, "after 300 steps the GPT is within 0.05 nats of the bigram with the position");
   nb::check(trigram < after - 0.05, "the count trigram is over 0.05 nats ahead of the GPT");
 }
-```
 
-```text
-validation loss: bigram 2.4767, bigram with the position 2.2688, trigram 2.1729, the GPT 2.2715
-check: knowing the position alone takes a count model over 0.15 nats below the bigram  [ok]
-check: after 300 steps the GPT is within 0.05 nats of the bigram with the position  [ok]
-check: the count trigram is over 0.05 nats ahead of the GPT  [ok]
-```
+// %% [markdown]
+// So the comparison with the bigram alone does not show attention at work.
+// Positions alone take a count model from 2.48 to 2.27, and after 300 steps
+// the GPT ends level with that model (2.27 both), while the trigram, which
+// sees one character further back, reaches 2.17. An ablation separates the
+// two: the same GPT, the same 300 batches, its position embedding zeroed and
+// frozen. Then only attention can tell it anything beyond the current
+// character (the causal mask lets it count how many characters came before,
+// and see which ones).
 
-So the comparison with the bigram alone does not show attention at work.
-Positions alone take a count model from 2.48 to 2.27, and after 300 steps
-the GPT ends level with that model (2.27 both), while the trigram, which
-sees one character further back, reaches 2.17. An ablation separates the
-two: the same GPT, the same 300 batches, its position embedding zeroed and
-frozen. Then only attention can tell it anything beyond the current
-character (the causal mask lets it count how many characters came before,
-and see which ones).
-
-```cpp
+// %%
 NB_CELL {
   ag::GptSpec spec = gpt->spec();
   ag::Rng init(1);
@@ -441,29 +346,22 @@ NB_CELL {
   nb::check(without < bigram - 0.1, "without positions the GPT still ends over 0.1 nats below the bigram: attention");
   nb::check(with < without - 0.02, "the position embedding is worth over 0.02 nats more");
 }
-```
 
-```text
-validation loss after 300 steps: with positions 2.2715, without 2.3132; bigram 2.4767
-check: the position embedding stayed exactly 0  [ok]
-check: without positions the GPT still ends over 0.1 nats below the bigram: attention  [ok]
-check: the position embedding is worth over 0.02 nats more  [ok]
-```
+// %% [markdown]
+// Without positions the GPT still ends 0.16 nats below the bigram (2.31
+// against 2.48): that much is attention's, whether it uses the characters
+// before or only how many there were. The position embedding adds 0.04. A
+// longer run goes much further (the default `autograd train --model gpt`,
+// two epochs, ends near 1.9: the README has the figure).
+//
+// ## Sampling
+//
+// `ag::sample_lines` (train/lm_trainer.h) starts every word at the boundary
+// token, draws the next character from softmax(logits / temperature), and
+// stops at the next boundary. Lower temperatures sharpen the distribution
+// towards the likeliest characters.
 
-Without positions the GPT still ends 0.16 nats below the bigram (2.31
-against 2.48): that much is attention's, whether it uses the characters
-before or only how many there were. The position embedding adds 0.04. A
-longer run goes much further (the default `autograd train --model gpt`,
-two epochs, ends near 1.9: the README has the figure).
-
-## Sampling
-
-`ag::sample_lines` (train/lm_trainer.h) starts every word at the boundary
-token, draws the next character from softmax(logits / temperature), and
-stops at the next boundary. Lower temperatures sharpen the distribution
-towards the likeliest characters.
-
-```cpp
+// %%
 NB_CELL {
   const std::set<std::string> dictionary = [] {
     std::set<std::string> all;
@@ -483,52 +381,44 @@ NB_CELL {
   }
   nb::check(real[1] > 2 * real[0], "at temperature 0.5 over twice as many samples are words of the list as at 1.0");
 }
-```
 
-```text
-temperature 1.0: cons frlitebs emi svetromfiad iqushed zawselle ghanchixe fatirest schegorey suepnation
-  8 of 200 samples are words of the list; mean length 8.1 letters
-temperature 0.5: cons frinked leck sumpother bontshed pucting gammanders cocting thogged spulpreraly
-  18 of 200 samples are words of the list; mean length 7.6 letters
-check: at temperature 0.5 over twice as many samples are words of the list as at 1.0  [ok]
-```
+// %% [markdown]
+// The samples are not words of the list, mostly, but they are word-shaped:
+// the model has learned which letters follow which, where words tend to end,
+// and how a letter's chances change along a word. A lower temperature picks
+// likelier characters, and more than twice as many of its samples (18 of 200
+// against 8) are words of the list.
+// (A sample can be empty: the boundary drawn first.)
+//
+// ## What to remember
+//
+// - Attention is three matmuls, a scale, a causal mask and a softmax: the tape needs no new derivative for it.
+// - A causal mask of -inf gives those scores weight exactly 0 and gradient exactly 0.
+// - Composed and fused softmax agree to rounding (3e-16 here); the fused node keeps its output only,
+//   the composed graph its input as well, about twice the bytes in three times the nodes.
+// - In a head, only the matmuls, the mask and the softmax keep anything for backward.
+// - A GPT's training step is the same loop as any model's: forward, loss, backward, clip, Adam.
+// - An untrained model should score log V (3.30 for 27 tokens); a small head makes it so.
+// - Beating the bigram does not prove that attention works: compare with the count model that sees
+//   what the GPT would see without it (the character and its position), and ablate.
 
-The samples are not words of the list, mostly, but they are word-shaped:
-the model has learned which letters follow which, where words tend to end,
-and how a letter's chances change along a word. A lower temperature picks
-likelier characters, and more than twice as many of its samples (18 of 200
-against 8) are words of the list.
-(A sample can be empty: the boundary drawn first.)
-
-## What to remember
-
-- Attention is three matmuls, a scale, a causal mask and a softmax: the tape needs no new derivative for it.
-- A causal mask of -inf gives those scores weight exactly 0 and gradient exactly 0.
-- Composed and fused softmax agree to rounding (3e-16 here); the fused node keeps its output only,
-  the composed graph its input as well, about twice the bytes in three times the nodes.
-- In a head, only the matmuls, the mask and the softmax keep anything for backward.
-- A GPT's training step is the same loop as any model's: forward, loss, backward, clip, Adam.
-- An untrained model should score log V (3.30 for 27 tokens); a small head makes it so.
-- Beating the bigram does not prove that attention works: compare with the count model that sees
-  what the GPT would see without it (the character and its position), and ablate.
-
-## Exercises
-
-1. Derive the fused softmax backward dx = y * (dy - sum(dy * y)) from the
-   Jacobian of softmax, diag(y) - y y^T. Why is the output y all it needs?
-2. Why does the module scale q by 1/sqrt(d) before the product instead of
-   scaling q k^T after it? Count the multiplications for a sequence of T
-   tokens, and say whether the gradients can differ.
-3. With the tape, compute d out(i) / d x(j) for the head of this lesson and
-   show that it is zero for every j > i. Which nodes make it zero?
-4. For a sequence of T tokens and a head of width d, how many bytes does the
-   fused head keep for backward, as a function of T and d? Which term wins
-   for long sequences, and what does that say about long contexts?
-5. Train with the composed softmax instead (`spec.block.impl = ag::Impl::Composed`
-   also switches the norms and the feed-forward's GELU). Are the losses the
-   same, step by step? To what tolerance, and why not bit for bit?
-6. The ablation zeroes the position embedding and its gradient before
-   every Adam step. Why does that keep `wpe` exactly 0 (the lesson checks
-   it), and would it still with AdamW's weight decay? What would go wrong if
-   the gradient were zeroed after `adam.step()` instead?
-
+// %% [markdown]
+// ## Exercises
+//
+// 1. Derive the fused softmax backward dx = y * (dy - sum(dy * y)) from the
+//    Jacobian of softmax, diag(y) - y y^T. Why is the output y all it needs?
+// 2. Why does the module scale q by 1/sqrt(d) before the product instead of
+//    scaling q k^T after it? Count the multiplications for a sequence of T
+//    tokens, and say whether the gradients can differ.
+// 3. With the tape, compute d out(i) / d x(j) for the head of this lesson and
+//    show that it is zero for every j > i. Which nodes make it zero?
+// 4. For a sequence of T tokens and a head of width d, how many bytes does the
+//    fused head keep for backward, as a function of T and d? Which term wins
+//    for long sequences, and what does that say about long contexts?
+// 5. Train with the composed softmax instead (`spec.block.impl = ag::Impl::Composed`
+//    also switches the norms and the feed-forward's GELU). Are the losses the
+//    same, step by step? To what tolerance, and why not bit for bit?
+// 6. The ablation zeroes the position embedding and its gradient before
+//    every Adam step. Why does that keep `wpe` exactly 0 (the lesson checks
+//    it), and would it still with AdamW's weight decay? What would go wrong if
+//    the gradient were zeroed after `adam.step()` instead?

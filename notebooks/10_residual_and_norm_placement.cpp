@@ -1,5 +1,5 @@
 // %% [markdown]
-// # Lesson 09: residual connections, and where LayerNorm sits
+// # Lesson 10: residual connections, and where LayerNorm sits
 //
 // A transformer block has two sublayers, attention and a feed-forward network
 // (FFN), and each is wrapped in a residual connection: the block adds the
@@ -18,7 +18,8 @@
 // | none | x = x + f(x) | untouched, and nothing bounds x |
 //
 // `ag::TransformerBlock` (nn/transformer.h) builds all three from the same
-// weights. We look at the derivative first (one block, then a deep stack),
+// weights; its attention is lesson 09's (causal, 4 heads, scaled by sqrt(d)),
+// and lesson 11 builds the whole GPT step by step. We look at the derivative first (one block, then a deep stack),
 // then at the gradient each layer of a 12-block GPT gets at initialisation,
 // then at short training runs.
 
