@@ -510,9 +510,10 @@ NB_CELL {
 //    `jacobian` on one block.
 // 2. Repeat the gradient-norm measurement with 24 blocks. How do post-LN's
 //    first and last blocks compare now, and pre-LN's?
-// 3. Give post-LN a linear warm-up of the learning rate (say 50 steps from 0
-//    to 1e-3) and train it again. Does it close the gap to pre-LN? Why should
-//    a warm-up help a model whose gradients are uneven across layers?
+// 3. The lesson gives post-LN a linear warm-up over 50 steps
+//    (`train_placement(Placement::Post, 1.0, 50)`), and it ends higher after
+//    60 steps. Why, in so short a run? Why should a warm-up help in general a
+//    model whose gradients are uneven across layers, trained with Adam?
 // 4. With the old initialisation the "none" model starts with a loss of 19
 //    nats. Where does the scale come from? Measure the standard deviation of
 //    the residual stream after each block, with and without the 1/sqrt(2
