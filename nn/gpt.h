@@ -25,7 +25,9 @@ struct GptSpec {
 class Gpt : public Module {
  public:
   // Draws every weight from rng in a fixed order (embeddings, blocks, head),
-  // so specs that differ only in placement, norm or impl start from the same weights.
+  // so specs that differ only in placement, norm or impl start from the same weights;
+  // then scales the head by 0.1 and each block's residual projections by
+  // 1/sqrt(2 layers), so the first loss is near log(vocab) (gpt.cpp says why).
   Gpt(const GptSpec& spec, Rng& rng, std::uint64_t dropout_seed = 0);
 
   // Logits (tokens.n_elem x vocab) for sequences of `lengths` tokens one after another.

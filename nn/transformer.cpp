@@ -84,6 +84,11 @@ std::string TransformerBlock::describe() const {
          ", " + ffn_.describe() + ")";
 }
 
+void TransformerBlock::scale_residual_projections(double factor) {
+  attn_.proj.weight.mutable_value() *= factor;
+  ffn_.proj.weight.mutable_value() *= factor;
+}
+
 void TransformerBlock::train(bool on) {
   Module::train(on);
   for (Module* m : {norm1_.get(), static_cast<Module*>(&attn_), norm2_.get(), static_cast<Module*>(&ffn_)}) {

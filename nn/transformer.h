@@ -59,6 +59,9 @@ class TransformerBlock : public Module {
   std::vector<Parameter*> parameters() override;
   std::string describe() const override;
   void train(bool on = true) override;
+  // Multiplies the two projections that write into the residual stream (attention's
+  // proj and the FFN's proj) by `factor`; ag::Gpt uses it for GPT-2's 1/sqrt(2 layers).
+  void scale_residual_projections(double factor);
 
  private:
   BlockSpec spec_;

@@ -8,6 +8,7 @@
 // null space (shifting a row changes nothing, so the gradient cannot see shifts).
 
 // %%
+#include <cstdio>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -76,8 +77,10 @@ NB_CELL {
 //                   ------    -----------     ---------------------------
 //                   direct    through mu      through var
 //
-// Three terms, two row means. The fused node saves only mean and rstd per row
-// and recomputes xhat from x: lesson 08 counts what that saves.
+// Three terms, two row means. The fused node captures mean and rstd per row
+// (2 numbers a row, not the N x D xhat) and keeps x and gamma, its inputs,
+// whose values the tape already holds; the backward recomputes xhat from x,
+// mean and rstd. Lesson 08 counts what that saves.
 
 // %%
 NB_CELL {
@@ -181,16 +184,31 @@ NB_CELL {
   nb::check_close("J is symmetric (gamma = 1)", J, arma::mat(J.t()), 1e-12);
   nb::heatmap("jacobian", "LayerNorm Jacobian dy_i/dx_j of the row [0.9, -0.4, 2.1, 1.3, -1.6, 0.2]", J,
               "j (input feature)", "i (output feature)");
+  std::printf("off-diagonal entries above zero (i < j):\n");
+  arma::uword positive = 0;
+  bool all_beyond_minus_one = true;
+  for (arma::uword i = 0; i < D; ++i) {
+    for (arma::uword j = i + 1; j < D; ++j) {
+      if (J(i, j) <= 0) continue;
+      ++positive;
+      all_beyond_minus_one = all_beyond_minus_one && s.xhat(i) * s.xhat(j) < -1;
+      std::printf("  J(%llu, %llu) = %.4f, xhat_i xhat_j = %.3f\n", (unsigned long long)i, (unsigned long long)j, J(i, j),
+                  s.xhat(i) * s.xhat(j));
+    }
+  }
+  nb::check(all_beyond_minus_one, "every positive off-diagonal entry has xhat_i xhat_j < -1");
+  nb::check(positive == 2 && J(2, 4) > 0 && J(3, 4) > 0, "exactly two pairs are positive: (2, 4) and (3, 4)");
 }
 
 // %% [markdown]
 // The diagonal is positive: raising x_i raises y_i. Off the diagonal,
 // J_ij = -rstd (1 + xhat_i xhat_j) / D. Mostly negative: raising one feature
 // raises the mean, which lowers the other outputs. But features far out on
-// opposite sides of the mean (2.1 and -1.6 here, entries (2, 4) and (4, 2)) have
-// xhat_i xhat_j < -1, and the change of the standard deviation wins: raising
-// x_4 = -1.6 towards the mean shrinks the spread, which stretches y_2 further
-// out. With gamma = 1, each row and each column sums to zero.
+// opposite sides of the mean have xhat_i xhat_j < -1, and the change of the
+// standard deviation wins. Here that is two pairs, printed above: 2.1 and -1.6
+// (entries (2, 4) and (4, 2)) and 1.3 and -1.6 (entries (3, 4) and (4, 3)).
+// Raising x_4 = -1.6 towards the mean shrinks the spread, which stretches y_2
+// and y_3 further out. With gamma = 1, each row and each column sums to zero.
 //
 // ## The null space: shifting a row changes nothing
 //

@@ -182,6 +182,39 @@ BOOST_AUTO_TEST_CASE(the_gpt_lists_its_parameters_and_shares_weights_across_plac
   BOOST_CHECK_THROW(ag::Gpt(spec, r1), ag::Error);  // 8 is not a multiple of 3
 }
 
+namespace {
+struct StopAfterFirstStep {};
+// The loss train_lm logs after its first step (the first batch's mean cross-entropy, before the update).
+double first_logged_loss(const ag::LmConfig& config) {
+  double first = std::nan("");
+  ag::LmCallbacks callbacks;
+  callbacks.on_step = [&first](const ag::StepInfo& info) {
+    first = info.loss;
+    throw StopAfterFirstStep{};
+  };
+  try {
+    ag::train_lm(config, ag::prepare_lm_data(config), callbacks);
+  } catch (const StopAfterFirstStep&) {
+  }
+  return first;
+}
+}  // namespace
+
+// makemore's first check: an untrained model should be a uniform guess, loss log(vocab).
+// Before the small head and GPT-2's residual scaling (nn/gpt.cpp) the default model's
+// first logged loss was 4.07 against log 27 = 3.30, and this test failed.
+BOOST_AUTO_TEST_CASE(the_default_gpt_starts_at_the_loss_of_a_uniform_guess) {
+  ag::LmConfig config;  // --model gpt --dataset words, every default
+  const double log_v = std::log(27.0);
+  const double loss = first_logged_loss(config);
+  BOOST_TEST_MESSAGE("default GPT: first logged loss " << loss << ", log 27 = " << log_v);
+  BOOST_TEST(std::abs(loss - log_v) < 0.05, "first loss " << loss << " against log 27 = " << log_v);
+  config.layers = 12;  // the residual scaling keeps it there at depth
+  const double deep = first_logged_loss(config);
+  BOOST_TEST_MESSAGE("12 blocks: first logged loss " << deep);
+  BOOST_TEST(std::abs(deep - log_v) < 0.05, "12 blocks: first loss " << deep << " against log 27 = " << log_v);
+}
+
 BOOST_AUTO_TEST_CASE(warmup_then_cosine_to_a_tenth) {
   ag::LmConfig c;
   c.lr = 1.0;
