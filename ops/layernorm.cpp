@@ -89,7 +89,8 @@ Var layernorm_composed(Var x, Var gamma, Var beta, double eps, Centring centring
 // ---- LayerNorm, fused: one node, handwritten backward -----------------------
 // The kernels (forward, and llm.c's backward term by term) are in ops/norm_kernels.cpp.
 
-// y = (x - mean) * rstd * gamma + beta, rstd = 1 / sqrt(var + eps); saves mean and rstd only.
+// y = (x - mean) * rstd * gamma + beta, rstd = 1 / sqrt(var + eps); saves mean and rstd
+// (its backward reads x and gamma from its inputs' values on the tape).
 Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
   Tape& t = tape_of("layernorm_fused", x, gamma);
   tape_of("layernorm_fused", x, beta);

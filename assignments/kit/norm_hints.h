@@ -4,7 +4,8 @@
 // compared with the usual wrong backwards, rebuilt from the case's inputs
 // (a missing term, a flipped sign, gamma forgotten, the unbiased variance,
 // `=` where `+=` belongs ...), and checked for the properties the true dx
-// has: its rows sum to zero, and each row is orthogonal to xhat.
+// has: its rows sum to zero, and each row is orthogonal to xhat up to
+// dx . xhat = rstd eps/(var+eps) (dxhat . xhat), far below the check's tolerance.
 #pragma once
 
 #include <string>
