@@ -1,0 +1,11 @@
+// The WebAssembly entry point: the page calls page_compute(hash) on every
+// keystroke and JSON.parses what it returns (valid until the next call).
+#include <string>
+
+#include "page/views.h"
+
+extern "C" const char* page_compute(const char* hash) {
+  static std::string answer;
+  answer = page::compute(hash);
+  return answer.c_str();
+}

@@ -1,0 +1,94 @@
+// Helpers of the browser tests: Debian's chromium through puppeteer-core,
+// the native build's expected numbers, and reading the page's numbers back.
+"use strict";
+
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { execFileSync } = require("child_process");
+const puppeteer = require("puppeteer-core");
+
+// The flags of /work/shared/NOTES.md (root in CI: no sandbox), a fresh profile each run.
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "page-chromium-"));
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", `--user-data-dir=${profile}`],
+  });
+  return { browser, profile };
+}
+
+// The JSON the native build prints for a hash: what every number must equal.
+function expected(bin, hash) {
+  return JSON.parse(execFileSync(bin, [hash], { encoding: "utf8" }));
+}
+
+// Every number the page shows: its engine key, element, text and full value.
+function shownNumbers(page) {
+  return page.$$eval(".num", (els) => els.map((e) => ({
+    key: e.dataset.key, i: Number(e.dataset.i), j: Number(e.dataset.j), text: e.textContent,
+    full: e.getAttribute("title") || e.getAttribute("data-full"),
+  })));
+}
+
+// Compares every shown number with the native value: the full value to 1e-12
+// (relative above 1), the shown text to the digits it shows. Returns the count.
+function compareNumbers(shown, native, digits, where) {
+  const problems = [];
+  for (const s of shown) {
+    const m = native.numbers[s.key];
+    if (!m) { problems.push(`${s.key}: shown but not in the native build's numbers`); continue; }
+    const want = m[s.i][s.j];
+    const tol = 1e-12 * Math.max(1, Math.abs(want));
+    const full = Number(s.full), text = Number(s.text);
+    if (!(Math.abs(full - want) <= tol)) problems.push(`${s.key}[${s.i}][${s.j}]: page ${full}, native ${want}`);
+    const textTol = digits >= 17 ? tol : 0.5 * 10 ** (1 - digits) * Math.abs(want) * 1.0000001;
+    if (!(Math.abs(text - want) <= textTol)) problems.push(`${s.key}[${s.i}][${s.j}]: shows "${s.text}", native ${want}`);
+  }
+  if (problems.length) throw new Error(`${where}: ${problems.length} numbers differ:\n  ` + problems.slice(0, 12).join("\n  "));
+  return shown.length;
+}
+
+// The native keys the page must show (every element, except where the page
+// elides: tape boxes show 4 numbers, the Jacobian's cells are numbered up to d = 8).
+function checkEveryKeyShown(shown, native, where, skip = []) {
+  const counts = {};
+  for (const s of shown) counts[s.key] = (counts[s.key] || 0) + 1;
+  for (const [key, m] of Object.entries(native.numbers)) {
+    if (["eps", "dy"].includes(key) || skip.some((p) => key.startsWith(p))) continue;
+    const n = m.length * m[0].length;
+    const elided = key.startsWith("tape.") || key === "jac";
+    const want = key.startsWith("tape.") ? Math.min(n, 4) : key === "jac" && m.length > 8 ? 0 : n;
+    if ((counts[key] || 0) !== want && !(elided && want === 0)) {
+      throw new Error(`${where}: ${key} shows ${counts[key] || 0} numbers, expected ${want}`);
+    }
+  }
+}
+
+async function waitForDraw(page, before) {
+  await page.waitForFunction((n) => Number(document.body.dataset.draws) > n, { timeout: 60000 }, before);
+}
+
+async function draws(page) {
+  return page.evaluate(() => Number(document.body.dataset.draws));
+}
+
+// Replaces a field's text by typing it, one keystroke at a time.
+async function typeInto(page, selector, text) {
+  await page.click(selector, { clickCount: 3 });
+  await page.evaluate((s) => { document.querySelector(s).select(); }, selector);
+  await page.keyboard.press("Backspace");
+  const before = await draws(page);
+  await page.type(selector, text);
+  await waitForDraw(page, before);
+}
+
+async function setDigits(page, digits) {
+  const before = await draws(page);
+  await page.select("#digits", String(digits));
+  await waitForDraw(page, before);
+}
+
+module.exports = { launch, expected, shownNumbers, compareNumbers, checkEveryKeyShown, typeInto, setDigits, draws, waitForDraw };

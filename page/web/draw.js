@@ -1,0 +1,81 @@
+// Drawing only: every number comes from the engine's JSON (page/report.h).
+// Each shown number is a <span class="num"> (or SVG <text class="num">) with
+// data-key, data-i, data-j naming the engine's matrix and element, so the
+// browser test can compare each one with the native build.
+"use strict";
+
+const Draw = (() => {
+  const SVG = "http://www.w3.org/2000/svg";
+  let digits = 6;
+
+  function format(v) {
+    if (digits >= 17) return String(v);  // the shortest text that reads back as the same double
+    if (v === 0) return "0";
+    const a = Math.abs(v);
+    if (a >= 1e6 || a < 1e-4) return v.toExponential(digits - 1).replace(/\.?0+e/, "e");
+    return String(Number(v.toPrecision(digits)));
+  }
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function num(key, i, j, v, tag) {
+    const e = tag === "svg" ? svg("text", {}) : el("span");
+    e.setAttribute("class", "num");
+    e.dataset.key = key;
+    e.dataset.i = i;
+    e.dataset.j = j;
+    e.textContent = format(v);
+    e.setAttribute(tag === "svg" ? "data-full" : "title", String(v));
+    return e;
+  }
+
+  // A matrix as a table of numbers (a 1 x 1 one as a single number).
+  function matrix(key, m) {
+    if (m.length === 1 && m[0].length === 1) return num(key, 0, 0, m[0][0]);
+    const table = el("table", { class: "matrix" });
+    m.forEach((row, i) => {
+      const tr = el("tr");
+      row.forEach((v, j) => {
+        const td = el("td");
+        td.appendChild(num(key, i, j, v));
+        tr.appendChild(td);
+      });
+      table.appendChild(tr);
+    });
+    return table;
+  }
+
+  // Labelled rows: [label, key] pairs, skipping keys the engine did not send.
+  function steps(container, report, keys) {
+    const list = el("ol", { class: "step-list" });
+    for (const key of keys) {
+      if (!(key in report.numbers)) continue;
+      const li = el("li");
+      li.appendChild(el("span", { class: "label" }, report.labels[key] || key));
+      li.appendChild(matrix(key, report.numbers[key]));
+      list.appendChild(li);
+    }
+    container.replaceChildren(list);
+  }
+
+  function message(container, text) {
+    container.replaceChildren(el("p", { class: "view-error", role: "status" }, text));
+  }
+
+  return {
+    el, svg, num, matrix, steps, message, format,
+    setDigits(d) { digits = d; },
+  };
+})();
