@@ -91,7 +91,7 @@ void jacobian(const Request& r, const arma::mat& x, Report& report) {
 void backward_views(const Request& r, Report& report) {
   try {
     const arma::mat x = r.x.row(0);
-    report.put("dy", r.dy, r.dy_default ? "dy of L = sum_j j * y_j (the default)" : "dy, typed");
+    report.put("dy", r.dy, r.dy_default ? "the default: dy of L = Σ_j j·y_j" : "dy, typed");
     const Grads c = composed(r, x, report);
     const Grads f = fused(r, x, r.dy);
     report.put("composed.dx", c.dx, "dx");

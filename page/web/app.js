@@ -107,6 +107,7 @@
   }
 
   function recompute() {
+    $("x").rows = Math.max(3, $("x").value.split("\n").length);
     const hash = hashOf();
     if (decoded(location.hash) !== decoded(hash)) history.replaceState(null, "", "#" + hash);
     report = JSON.parse(engine.ccall("page_compute", "string", ["string"], [decoded(hash)]));

@@ -50,7 +50,7 @@ const Backward = (() => {
   function drawTape(container, report, running) {
     const tape = report.tape;
     const depth = depths(tape);
-    const w = Draw.format(Math.PI).length > 10 ? 300 : 170, gapX = 50, gapY = 14;
+    const w = Draw.format(Math.PI).length > 10 ? 300 : 160, gapX = 34, gapY = 14;
     const nextY = [];
     const at = [];
     const boxes = tape.map((n, k) => {
@@ -61,7 +61,8 @@ const Backward = (() => {
       return b.g;
     });
     const width = (Math.max(...depth) + 1) * (w + gapX), height = Math.max(...nextY) + 4;
-    const root = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+    // Scaled down to the card's width when wider (viewBox), never up (max-width).
+    const root = svg("svg", { width: "100%", style: `max-width: ${width}px`, viewBox: `0 0 ${width} ${height}`, role: "img",
                               "aria-label": "the tape of the composed LayerNorm" });
     tape.forEach((n, k) => n.inputs.forEach((i) => {
       const active = running !== null && k === running;
@@ -103,7 +104,8 @@ const Backward = (() => {
   function jacobian(container, report) {
     if (report.errors.jac) { Draw.message(container, report.errors.jac); return; }
     const J = report.numbers.jac, D = J.length;
-    const cell = Math.max(6, Math.min(64, Math.floor(480 / D)));
+    const wide = D <= 8 ? Draw.format(-0.0123456789012345678).length * 7.5 + 10 : 0;  // room for the numbers
+    const cell = Math.max(6, Math.min(64, Math.floor(480 / D)), wide);
     const max = Math.max(...J.flat().map(Math.abs));
     const root = svg("svg", { width: cell * D + 2, height: cell * D + 2, role: "img", "aria-label": "the Jacobian heatmap" });
     J.forEach((row, i) => row.forEach((v, j) => {
