@@ -84,6 +84,10 @@ void jacobian(const Request& r, const arma::mat& x, Report& report) {
   report.put("jac", J, "Jacobian dy_i/dx_j");
   report.put("jac.rank", static_cast<double>(rank_of(J, tol)), "rank");
   report.put("jac.ones", arma::abs(J * ones).max(), "max |J 1|: the direction (1, ..., 1) is lost");
+  // x̂'s own direction is kept, but shrunk: J x̂ = (gamma / std) * eps / (var + eps) * x̂ for one gamma.
+  const arma::rowvec centred = x - arma::mean(arma::vectorise(x));
+  const arma::vec xhat = arma::trans(centred / std::sqrt(arma::var(centred, 1) + r.eps));  // var over D, not D - 1
+  if (arma::norm(xhat) > 0) report.put("jac.xhat", arma::norm(J * xhat) / arma::norm(xhat), "|J x̂| / |x̂|");
 }
 
 }  // namespace

@@ -116,7 +116,7 @@ Request parse_request(const std::string& hash) {
   if (has_rows && fields.count("x") != 0) throw PageError("give x (one vector) or rows (a batch), not both");
   const std::string name = has_rows ? "rows" : "x";
   const auto x = fields.find(name);
-  r.x = parse_rows(x == fields.end() ? "" : x->second, name);
+  r.x = parse_rows(x == fields.end() ? "" : x->second, "x");  // the page calls both x
   const arma::uword D = r.x.n_cols;
   r.gamma = parse_per_feature(fields, "gamma", 1.0, D);
   r.beta = parse_per_feature(fields, "beta", 0.0, D);

@@ -56,6 +56,11 @@ async function typeSeeds(page) {
   // Seed 003's own worked numbers; it rounds twice (x̂ to 3 decimals, then y), so -1.684 for -1.6833.
   [0.106, -1.684, 1.894, 3.684].forEach((v, j) => assert(Math.abs(want.numbers["ln.7"][0][j] - v) < 1e-3, "seed 003 y"));
   assert.strictEqual(await page.$eval("#params", (e) => e.textContent), "8", "2 x d parameters");
+  // The Jacobian: rank d - 1, J 1 = 0, and x̂ shrunk by (gamma / std) eps / (var + eps).
+  const w = want.numbers, shrink = (2 / w["ln.4"][0][0]) * 1e-5 / (w["ln.1"][0][0] + 1e-5);
+  assert.strictEqual(w["jac.rank"][0][0], 3, "rank d - 1");
+  assert(w["jac.ones"][0][0] < 1e-14, "J 1 = 0");
+  assert(Math.abs(w["jac.xhat"][0][0] / shrink - 1) < 1e-6, `|J x̂| / |x̂| = ${w["jac.xhat"][0][0]}, expected ${shrink}`);
   assert.match(await page.$eval("#bn", (e) => e.textContent), /at least 2 samples/, "BatchNorm on one vector");
   await page.screenshot({ path: path.join(shots, "seed003.png"), fullPage: true });
   console.log(`ok seed 003 typed: ${n} numbers equal the native build's to 1e-12`);
@@ -154,18 +159,20 @@ async function links(browser) {
 async function timing(page) {
   for (const D of [4, 64, 768]) {
     const x = Array.from({ length: D }, (_, j) => (Math.sin(j + 1) * 3 + 1).toFixed(3)).join(",");
-    const times = [];
+    const runs = [];
     for (let r = 0; r < 7; ++r) {
-      times.push(await page.evaluate((text) => new Promise((done) => {
+      runs.push(await page.evaluate((text) => new Promise((done) => {
         const el = document.getElementById("x");
         const t0 = performance.now();
         el.value = text;
         el.dispatchEvent(new Event("input"));
-        requestAnimationFrame(() => done(performance.now() - t0));
+        requestAnimationFrame(() => done({ total: performance.now() - t0, engine: Number(document.body.dataset.computeMs),
+                                           draw: Number(document.body.dataset.drawMs) }));
       }), r % 2 ? x : x + ",0.5"));
     }
-    times.sort((a, b) => a - b);
-    console.log(`time keystroke -> table drawn, D = ${D}: median ${times[3].toFixed(1)} ms (min ${times[0].toFixed(1)}, max ${times[6].toFixed(1)}, 7 runs)`);
+    const median = (k) => runs.map((t) => t[k]).sort((a, b) => a - b)[3].toFixed(1);
+    console.log(`time keystroke -> table drawn, D = ${D}: median ${median("total")} ms ` +
+                `(engine + JSON.parse ${median("engine")} ms, drawing ${median("draw")} ms; 7 runs)`);
   }
 }
 

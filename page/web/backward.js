@@ -123,8 +123,12 @@ const Backward = (() => {
     const p = el("p");
     p.append("Rank ", num("jac.rank", 0, 0, report.numbers["jac.rank"][0][0]), ` of ${D} (d − 1 = ${D - 1}). `,
              "Largest |J·(1, …, 1)|: ", num("jac.ones", 0, 0, report.numbers["jac.ones"][0][0]),
-             ". Adding the same number to every feature leaves y unchanged, so the direction (1, …, 1)/√d is lost. " +
-             "Red: positive, blue: negative; hover a cell for its value.");
+             ". Adding the same number to every feature leaves y unchanged, so the direction (1, …, 1)/√d is lost. ");
+    if ("jac.xhat" in report.numbers) {
+      p.append("The direction of x̂ itself is kept but shrunk: |J·x̂| / |x̂| = ", num("jac.xhat", 0, 0, report.numbers["jac.xhat"][0][0]),
+               ", which is (γ / std) · ε / (σ² + ε) when γ is one number: without ε this direction would be lost too. ");
+    }
+    p.append("Red: positive, blue: negative; hover a cell for its value.");
     container.replaceChildren(root, p);
   }
 
