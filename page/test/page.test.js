@@ -59,6 +59,8 @@ async function typeSeeds(page) {
   // The Jacobian: rank d - 1, J 1 = 0, and x̂ shrunk by (gamma / std) eps / (var + eps).
   const w = want.numbers, shrink = (2 / w["ln.4"][0][0]) * 1e-5 / (w["ln.1"][0][0] + 1e-5);
   assert.strictEqual(w["jac.rank"][0][0], 3, "rank d - 1");
+  assert(w.maxdiff[0][0] < 1e-14, `composed and fused dx, dgamma, dbeta differ by ${w.maxdiff[0][0]}`);
+  assert(w["fd.err"][0][0] < 1e-6, `the tape's dx is ${w["fd.err"][0][0]} from finite differences`);
   assert(w["jac.ones"][0][0] < 1e-14, "J 1 = 0");
   assert(Math.abs(w["jac.xhat"][0][0] / shrink - 1) < 1e-6, `|J x̂| / |x̂| = ${w["jac.xhat"][0][0]}, expected ${shrink}`);
   assert.match(await page.$eval("#bn", (e) => e.textContent), /at least 2 samples/, "BatchNorm on one vector");
@@ -73,6 +75,14 @@ async function typeSeeds(page) {
   // Seed 000's first row, to its two decimals: [1.17, -1.27, 0.10].
   [1.17, -1.27, 0.10].forEach((v, j) => assert(Math.abs(seed000.want.numbers["ln.7"][0][j] - v) < 5e-3, "seed 000 row 1"));
   await page.screenshot({ path: path.join(shots, "seed000-batch.png"), fullPage: true });
+  // RMSNorm and BatchNorm toggle off and on again beside LayerNorm.
+  for (const [box, view] of [["#show-rms", "#rms"], ["#show-bn", "#bn"]]) {
+    await page.click(box);
+    assert.strictEqual(await page.$eval(view, (e) => e.offsetParent === null), true, `${view} hidden`);
+    await page.screenshot({ path: path.join(shots, `without-${view.slice(1)}.png`) });
+    await page.click(box);
+    assert.strictEqual(await page.$eval(view, (e) => e.offsetParent === null), false, `${view} shown again`);
+  }
   const bn = await page.$("#bn");
   await bn.screenshot({ path: path.join(shots, "batchnorm.png") });
   console.log(`ok seed 000 typed (5 x 3 batch, BatchNorm train and eval): ${seed000.n} numbers equal`);

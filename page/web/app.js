@@ -123,6 +123,12 @@
   function wire() {
     for (const f of fields) $(f).addEventListener("input", recompute);
     $("digits").addEventListener("change", () => report && draw());
+    for (const [box, view] of [["show-rms", "rms"], ["show-bn", "bn"]]) {
+      $(box).addEventListener("change", () => {
+        $(view).hidden = !$(box).checked;
+        document.querySelector(".pair").classList.toggle("single", !$("show-rms").checked);  // LayerNorm alone: full width
+      });
+    }
     window.addEventListener("hashchange", () => {
       if (decoded(location.hash) === decoded(hashOf())) return;
       fillFrom(location.hash);
