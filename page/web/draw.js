@@ -49,10 +49,14 @@ const Draw = (() => {
   function matrix(key, m) {
     if (m.length === 1 && m[0].length === 1) return num(key, 0, 0, m[0][0]);
     const k = escape(key);
-    const rows = m.map((row, i) => "<tr>" + row.map((v, j) =>
-      `<td><span class="num" data-key="${k}" data-i="${i}" data-j="${j}" title="${v}">${escape(format(v))}</span></td>`).join("") + "</tr>");
+    const cell = (v, i, j) => `<span class="num" data-key="${k}" data-i="${i}" data-j="${j}" title="${v}">${escape(format(v))}</span>`;
     const t = document.createElement("template");
-    t.innerHTML = `<table class="matrix">${rows.join("")}</table>`;
+    if (m.length === 1) {  // a row vector wraps (a table of 768 columns is slow to lay out, and wide)
+      t.innerHTML = `<span class="vector">${m[0].map((v, j) => cell(v, 0, j)).join("")}</span>`;
+    } else {
+      const rows = m.map((row, i) => "<tr>" + row.map((v, j) => `<td>${cell(v, i, j)}</td>`).join("") + "</tr>");
+      t.innerHTML = `<table class="matrix">${rows.join("")}</table>`;
+    }
     return t.content.firstChild;
   }
 
