@@ -36,7 +36,7 @@ function shownNumbers(page) {
 // Compares every shown number with the native value to 1e-12 (relative above
 // 1), and its text with the page's own value rounded to the digits shown (a
 // rounding-noise number, such as |J 1| ~ 1e-16, differs between the builds in
-// every digit: the native kernels sum in lanes of 4, the WebAssembly ones of 2).
+// every digit: native AVX and WebAssembly SIMD add some sums in another order).
 // Returns the count; compareNumbers.largest holds the largest difference seen.
 function compareNumbers(shown, native, digits, where) {
   const problems = [];
