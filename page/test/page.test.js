@@ -181,6 +181,17 @@ async function links(browser) {
   await h.waitForDraw(page, before);
   assert.strictEqual(await page.$eval("#x", (e) => e.value), "1,2,3\n4,5,7\n0,-1,2");
   await compareAll(page, rows, "link " + rows);
+  // The examples are such links, one click each.
+  const seed000 = "rows=1.133,-0.299,0.503;-0.176,0.911,0.143;0.766,0.781,-0.518;1.601,-0.669,0.368;0.663,0.779,0.648";
+  for (const [id, hash] of [["#ex-seed000", seed000], ["#ex-equal", "x=2,2,2,2"], ["#ex-seed003", seed]]) {
+    const n = await h.draws(page);
+    await page.click(id);
+    await h.waitForDraw(page, n);
+    const full = hash.includes("gamma") ? hash : hash + "&gamma=1&beta=0&eps=1e-5";
+    await compareAll(page, full, "example " + id, hash.startsWith("x=") ? ["bn."] : []);
+    const note = await page.$eval("#note", (e) => (e.hidden ? "" : e.textContent));
+    assert.strictEqual(/variance is 0/.test(note), id === "#ex-equal", `${id}: the all-equal note`);
+  }
   await page.close();
   console.log("ok links: #x=... and #rows=... open their example and match the native build");
 }
