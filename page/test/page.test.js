@@ -27,6 +27,8 @@ async function open(browser, hash = "") {
   page.on("console", (m) => { if (m.type() === "error" || m.type() === "warn") consoleErrors.push(`${m.type()}: ${m.text()}`); });
   page.on("pageerror", (e) => consoleErrors.push("page error: " + e.message));
   page.on("requestfailed", (r) => consoleErrors.push("request failed: " + r.url()));
+  // Nothing fetched from outside: the page is its own folder (no server, no CDN).
+  page.on("request", (r) => { if (!/^(file|data):/.test(r.url())) consoleErrors.push("fetched from outside: " + r.url()); });
   await page.goto(url + hash);
   await page.waitForFunction(() => document.body.dataset.ready === "1", { timeout: 60000 });
   return page;
