@@ -96,6 +96,7 @@
 
   function draw() {
     Draw.setDigits(Number($("digits").value));
+    Draw.setShowAll($("all-numbers").checked);
     show("message", report.error);
     show("note", report.labels.note);
     document.body.classList.toggle("failed", report.error !== "");
@@ -123,6 +124,7 @@
   function wire() {
     for (const f of fields) $(f).addEventListener("input", recompute);
     $("digits").addEventListener("change", () => report && draw());
+    $("all-numbers").addEventListener("change", () => report && draw());
     for (const [box, view] of [["show-rms", "rms"], ["show-bn", "bn"]]) {
       $(box).addEventListener("change", () => {
         $(view).hidden = !$(box).checked;

@@ -7,6 +7,8 @@
 const Draw = (() => {
   const SVG = "http://www.w3.org/2000/svg";
   let digits = 6;
+  let showAll = false;
+  const kLong = 32, kHead = 12, kTail = 4;  // rows longer than kLong are elided unless showAll
 
   function format(v) {
     if (digits >= 17) return String(v);  // the shortest text that reads back as the same double
@@ -51,10 +53,16 @@ const Draw = (() => {
     const k = escape(key);
     const cell = (v, i, j) => `<span class="num" data-key="${k}" data-i="${i}" data-j="${j}" title="${v}">${escape(format(v))}</span>`;
     const t = document.createElement("template");
+    const cols = m[0].length, elide = !showAll && cols > kLong;
+    // A long row shows its first kHead and last kTail numbers (every one with "show all").
+    const shown = (row, i, wrap) => row.map((v, j) => {
+      if (!elide || j < kHead || j >= cols - kTail) return wrap(cell(v, i, j));
+      return j === kHead ? wrap(`<span class="more">… ${cols - kHead - kTail} more …</span>`) : "";
+    }).join("");
     if (m.length === 1) {  // a row vector wraps (a table of 768 columns is slow to lay out, and wide)
-      t.innerHTML = `<span class="vector">${m[0].map((v, j) => cell(v, 0, j)).join("")}</span>`;
+      t.innerHTML = `<span class="vector">${shown(m[0], 0, (c) => c)}</span>`;
     } else {
-      const rows = m.map((row, i) => "<tr>" + row.map((v, j) => `<td>${cell(v, i, j)}</td>`).join("") + "</tr>");
+      const rows = m.map((row, i) => "<tr>" + shown(row, i, (c) => `<td>${c}</td>`) + "</tr>");
       t.innerHTML = `<table class="matrix">${rows.join("")}</table>`;
     }
     return t.content.firstChild;
@@ -80,5 +88,7 @@ const Draw = (() => {
   return {
     el, svg, num, matrix, steps, message, format,
     setDigits(d) { digits = d; },
+    setShowAll(on) { showAll = on; },
+    shownPerRow(cols) { return showAll || cols <= kLong ? cols : kHead + kTail; },
   };
 })();
