@@ -17,4 +17,8 @@ void backward_views(const Request& request, Report& report);
 // native expected-values program print).
 std::string compute(const std::string& hash);
 
+// The page's second part (page/model.cpp): the trained GPT reading a word,
+// for a hash such as "sample=1&word=em".
+std::string compute_model(const std::string& hash);
+
 }  // namespace page

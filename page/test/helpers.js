@@ -25,9 +25,10 @@ function expected(bin, hash) {
   return JSON.parse(execFileSync(bin, [hash], { encoding: "utf8" }));
 }
 
-// Every number the page shows: its engine key, element, text and full value.
-function shownNumbers(page) {
-  return page.$$eval(".num", (els) => els.map((e) => ({
+// Every number the page shows: its engine key, element, text and full value
+// (by default the first part's; "#gpt .num" is the trained model's part).
+function shownNumbers(page, selector = ".num:not(#gpt .num)") {
+  return page.$$eval(selector, (els) => els.map((e) => ({
     key: e.dataset.key, i: Number(e.dataset.i), j: Number(e.dataset.j), text: e.textContent,
     full: e.getAttribute("title") || e.getAttribute("data-full"),
   })));

@@ -146,6 +146,7 @@
     fillFrom(location.hash);
     wire();
     recompute();
+    Model.start(module);
     document.body.dataset.ready = "1";
   });
 })();
