@@ -32,12 +32,16 @@ char* g_advised_end = nullptr;   // [g_heap_start, g_advised_end) is advised alr
 void apply(MemoryPolicy policy) {
   if (policy == MemoryPolicy::Keep) {
     if (g_heap_start == nullptr) g_heap_start = g_advised_end = static_cast<char*>(sbrk(0));
+#if defined(M_MMAP_MAX)  // glibc; emscripten's <malloc.h> (the live page) has no mallopt settings
     mallopt(M_MMAP_MAX, 0);                      // every block from the heap, none mapped afresh
     mallopt(M_TRIM_THRESHOLD, kKeepTrimThreshold);  // and the heap is not given back
+#endif
   } else {
+#if defined(M_MMAP_MAX)
     mallopt(M_MMAP_MAX, kGlibcMmapMax);
     mallopt(M_MMAP_THRESHOLD, kGlibcThreshold);
     mallopt(M_TRIM_THRESHOLD, kGlibcThreshold);
+#endif
   }
   g_policy = policy;
   g_chosen.store(true, std::memory_order_release);

@@ -2,6 +2,7 @@
 # The project's two entry points, for a fresh Debian 12 machine:
 #   bash cmake/run.sh main   install what is missing, build, run the main job
 #   bash cmake/run.sh test   install what is missing, build, run every test
+#   bash cmake/run.sh demo   build the LayerNorm live page, serve it on 127.0.0.1, print its URL
 # As root it installs the missing Debian packages itself; otherwise it prints
 # the one apt-get line to run.
 set -euo pipefail
@@ -14,6 +15,12 @@ packages=(cmake g++ make libarmadillo-dev libopenblas-dev libboost-test-dev libb
           libboost-iostreams-dev libboost-filesystem-dev libgnuplot-iostream-dev gnuplot-nox graphviz
           libcmark-gfm-dev libcmark-gfm-extensions-dev
           wamerican bubblewrap)
+# The live page (page/, docs/live-page.md): emscripten builds it, chromium and
+# node run its browser tests (a node already on the machine is used as it is).
+if [[ "$mode" == test || "$mode" == demo ]]; then packages+=(emscripten); fi
+if [[ "$mode" == test ]]; then packages+=(chromium); fi
+if [[ "$mode" == demo ]]; then packages+=(python3); fi
+if [[ "$mode" == test ]] && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -39,9 +46,12 @@ if [[ ! -f "$build/build.ninja" && ! -f "$build/Makefile" ]]; then
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
 fi
 # main builds the autograd program and what it links, nothing else: the first run a
-# newcomer waits for. test builds everything (tests, lessons, benchmarks) before ctest.
+# newcomer waits for. demo builds the page only. test builds everything else (tests,
+# lessons, benchmarks) before ctest; the page is built by its own test (page_build).
 if [[ "$mode" == main ]]; then
   cmake --build "$build" -j "$(nproc)" --target autograd
+elif [[ "$mode" == demo ]]; then
+  cmake --build "$build" -j "$(nproc)" --target page
 else
   cmake --build "$build" -j "$(nproc)"
 fi
@@ -72,8 +82,14 @@ case "$mode" in
       UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$sanitize" --output-on-failure -j "$(nproc)"
     fi
     ;;
+  demo)
+    # The page is static (it also opens from file://); served on this machine only.
+    port="${AUTOGRAD_DEMO_PORT:-8021}"
+    echo "the LayerNorm live page: open http://127.0.0.1:$port/index.html  (or file://$build/page/index.html); Ctrl-C stops"
+    exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$build/page"
+    ;;
   *)
-    echo "usage: bash cmake/run.sh main|test" >&2
+    echo "usage: bash cmake/run.sh main|test|demo" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,82 @@
+#include <cmath>
+#include <string>
+
+#include "autograd/tape.h"
+#include "ops/ops.h"
+#include "page/views.h"
+
+namespace page {
+
+namespace {
+
+// Runs one view; an engine error (or a NaN/inf, caught by anomaly mode)
+// becomes that view's message, and none of its numbers are kept.
+template <class Fill>
+void view(const std::string& name, Report& report, Fill fill) {
+  Report part;
+  try {
+    ag::Tape tape;
+    tape.set_anomaly_mode(true);  // the first NaN/inf throws, naming the op that made it
+    fill(tape, part);
+  } catch (const ag::AnomalyError& e) {
+    report.errors[name] = std::string("the numbers overflow a double (values up to about 1e150 work): ") + e.what();
+    return;
+  } catch (const std::exception& e) {
+    report.errors[name] = e.what();
+    return;
+  }
+  report.numbers.insert(part.numbers.begin(), part.numbers.end());
+  report.labels.insert(part.labels.begin(), part.labels.end());
+}
+
+void put_steps(const std::string& prefix, const ag::NormSteps& s, Report& report) {
+  for (std::size_t k = 0; k < s.steps.size(); ++k)
+    report.put(prefix + std::to_string(k), s.steps[k].second.value(), s.steps[k].first);
+}
+
+// Eval mode: the running statistics PyTorch's BatchNorm1d keeps (momentum 0.1,
+// starting from mean 0 and variance 1, the variance unbiased), after `steps`
+// training steps on this batch, then the same normalisation with them as constants.
+void batchnorm_eval(const Request& r, ag::Tape& tape, Report& report) {
+  constexpr double kMomentum = 0.1;
+  ag::Var x = tape.constant(r.x, "x");
+  const arma::mat batch_mean = ag::mean(x, 0).value();
+  const arma::mat batch_var = ag::var(x, 0, true).value();
+  arma::mat running_mean(1, r.x.n_cols, arma::fill::zeros), running_var(1, r.x.n_cols, arma::fill::ones);
+  for (int s = 0; s < r.steps; ++s) {
+    running_mean = (1 - kMomentum) * running_mean + kMomentum * batch_mean;
+    running_var = (1 - kMomentum) * running_var + kMomentum * batch_var;
+  }
+  ag::Var mean = tape.constant(running_mean, "running_mean");
+  ag::Var stdev = ag::sqrt(tape.constant(running_var, "running_var") + r.eps);
+  ag::Var y = (x - mean) / stdev * tape.constant(r.gamma) + tape.constant(r.beta);
+  report.put("bn.running_mean", running_mean, "running mean");
+  report.put("bn.running_var", running_var, "running variance (unbiased)");
+  report.put("bn.eval", y.value(), "y, eval mode (running statistics)");
+}
+
+}  // namespace
+
+void forward_views(const Request& r, Report& report) {
+  report.put("x", r.x, "x");
+  report.put("gamma", r.gamma, "gamma");
+  report.put("beta", r.beta, "beta");
+  report.put("eps", r.eps, "eps");
+  report.put("params", 2.0 * static_cast<double>(r.x.n_cols), "parameters: 2 x d (gamma and beta)");
+  view("ln", report, [&](ag::Tape& t, Report& out) {
+    put_steps("ln.", ag::layernorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), t.leaf(r.beta), r.eps), out);
+  });
+  view("rms", report, [&](ag::Tape& t, Report& out) {
+    put_steps("rms.", ag::rmsnorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), r.eps), out);
+  });
+  view("bn", report, [&](ag::Tape& t, Report& out) {
+    ag::Var x = t.leaf(r.x);
+    ag::Var y = ag::batchnorm_composed(x, t.leaf(r.gamma), t.leaf(r.beta), r.eps);
+    out.put("bn.mean", ag::mean(x, 0).value(), "mean of each column (over the batch)");
+    out.put("bn.var", ag::var(x, 0, false).value(), "variance of each column (biased)");
+    out.put("bn.train", y.value(), "y, train mode (this batch's statistics)");
+    batchnorm_eval(r, t, out);
+  });
+}
+
+}  // namespace page

@@ -1,0 +1,35 @@
+// What the page draws, as JSON: named matrices of numbers, labels and messages.
+//
+// {"numbers": {"ln.0": [[4]], ...}, "labels": {"ln.0": "mean", ...},
+//  "errors": {"bn": "..."}, "tape": [...], "error": "..."}
+// Numbers are printed with 17 significant digits (a double read back is the
+// same double), and a non-finite number is never printed: the views check
+// first and report a message instead.
+#pragma once
+
+#include <armadillo>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace page {
+
+struct TapeRow {  // one node of the composed LayerNorm's tape, for the SVG
+  std::string key, op;
+  std::vector<std::size_t> inputs;
+};
+
+struct Report {
+  std::map<std::string, arma::mat> numbers;
+  std::map<std::string, std::string> labels;   // what a number (or view) is
+  std::map<std::string, std::string> errors;   // per view: why it shows no numbers
+  std::vector<TapeRow> tape;
+  std::string error;                           // the inputs themselves are wrong
+
+  void put(const std::string& key, const arma::mat& value, const std::string& label = "");
+  void put(const std::string& key, double value, const std::string& label = "");
+  std::string json() const;
+};
+
+}  // namespace page

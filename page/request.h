@@ -1,0 +1,35 @@
+// The live page's inputs, as its URL hash writes them, parsed and checked.
+//
+//   x=3,1,5,7&gamma=2&beta=1&eps=1e-5         one vector (seed 003)
+//   rows=1.133,-0.299,0.503;-0.176,0.911,0.143  a batch, one sample per row (seed 000)
+//   dy=1,2,3,4        the upstream gradient of row 1 (default: L = sum_j j * y_j)
+//   steps=10          BatchNorm training steps before eval (running statistics)
+//
+// Numbers are separated by commas or spaces, rows by ';'. gamma and beta take
+// one value (every feature) or one per feature. Every problem is a PageError
+// whose one-line message names the field and what was expected.
+#pragma once
+
+#include <armadillo>
+
+#include <stdexcept>
+#include <string>
+
+namespace page {
+
+struct PageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Request {
+  arma::mat x;                 // N x D
+  arma::mat gamma, beta;       // 1 x D
+  double eps = 1e-5;
+  arma::mat dy;                // 1 x D, for row 1
+  bool dy_default = true;      // dy = 1, 2, ..., D
+  int steps = 10;              // BatchNorm training steps before eval mode
+};
+
+Request parse_request(const std::string& hash);
+
+}  // namespace page

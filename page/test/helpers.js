@@ -1,0 +1,107 @@
+// Helpers of the browser tests: Debian's chromium through puppeteer-core,
+// the native build's expected numbers, and reading the page's numbers back.
+"use strict";
+
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { execFileSync } = require("child_process");
+const puppeteer = require("puppeteer-core");
+
+// The flags of /work/shared/NOTES.md (root in CI: no sandbox), a fresh profile each run.
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "page-chromium-"));
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", `--user-data-dir=${profile}`],
+  });
+  return { browser, profile };
+}
+
+// The JSON the native build prints for a hash: what every number must equal.
+function expected(bin, hash) {
+  return JSON.parse(execFileSync(bin, [hash], { encoding: "utf8" }));
+}
+
+// Every number the page shows: its engine key, element, text and full value
+// (by default the first part's; "#gpt .num" is the trained model's part).
+function shownNumbers(page, selector = ".num:not(#gpt .num)") {
+  return page.$$eval(selector, (els) => els.map((e) => ({
+    key: e.dataset.key, i: Number(e.dataset.i), j: Number(e.dataset.j), text: e.textContent,
+    full: e.getAttribute("title") || e.getAttribute("data-full"),
+  })));
+}
+
+// Compares every shown number with the native value to 1e-12 (relative above
+// 1), and its text with the page's own value rounded to the digits shown (a
+// rounding-noise number, such as |J 1| ~ 1e-16, differs between the builds in
+// every digit: native AVX and WebAssembly SIMD add some sums in another order).
+// Returns the count; compareNumbers.largest holds the largest differences seen.
+function compareNumbers(shown, native, digits, where) {
+  const problems = [];
+  for (const s of shown) {
+    const m = native.numbers[s.key];
+    if (!m) { problems.push(`${s.key}: shown but not in the native build's numbers`); continue; }
+    const want = m[s.i][s.j];
+    // Finite differences divide the forward's rounding (1e-16 relative, in
+    // another order in each build) by 2h = 2e-6: their last 7 digits are noise
+    // that differs between the builds (seen: 1e-9 at d = 40). Everything else: 1e-12.
+    const tol = (s.key.startsWith("fd.") ? 1e-7 : 1e-12) * Math.max(1, Math.abs(want));
+    const full = Number(s.full), text = Number(s.text);
+    if (!(Math.abs(full - want) <= tol)) problems.push(`${s.key}[${s.i}][${s.j}]: page ${full}, native ${want}`);
+    const kind = s.key.startsWith("fd.") ? "fd" : "engine";
+    compareNumbers.largest[kind] = Math.max(compareNumbers.largest[kind], Math.abs(full - want));
+    const textTol = digits >= 17 ? 0 : 0.5 * 10 ** (1 - digits) * Math.abs(full) * 1.0000001;
+    if (!(Math.abs(text - full) <= textTol)) problems.push(`${s.key}[${s.i}][${s.j}]: shows "${s.text}" for ${full}`);
+  }
+  if (problems.length) throw new Error(`${where}: ${problems.length} numbers differ:\n  ` + problems.slice(0, 12).join("\n  "));
+  return shown.length;
+}
+compareNumbers.largest = { engine: 0, fd: 0 };
+
+// The native keys the page must show (every element, except where the page
+// elides: tape boxes show 4 numbers, the Jacobian's cells are numbered up to
+// d = 8, rows longer than 32 show 12 + 4 unless "every number" is ticked).
+function checkEveryKeyShown(shown, native, where, skip = [], all = false) {
+  const counts = {};
+  for (const s of shown) counts[s.key] = (counts[s.key] || 0) + 1;
+  for (const [key, m] of Object.entries(native.numbers)) {
+    if (["eps", "dy"].includes(key) || skip.some((p) => key.startsWith(p))) continue;
+    const cols = m[0].length, n = m.length * (all || cols <= 32 ? cols : 16);
+    const elided = key.startsWith("tape.") || key === "jac";
+    const want = key.startsWith("tape.") ? Math.min(cols, 4) : key === "jac" ? (m.length > 8 ? 0 : m.length * cols) : n;
+    if ((counts[key] || 0) !== want && !(elided && want === 0)) {
+      throw new Error(`${where}: ${key} shows ${counts[key] || 0} numbers, expected ${want}`);
+    }
+  }
+}
+
+async function waitForDraw(page, before) {
+  await page.waitForFunction((n) => Number(document.body.dataset.draws) > n, { timeout: 60000 }, before);
+}
+
+async function draws(page) {
+  return page.evaluate(() => Number(document.body.dataset.draws));
+}
+
+// Replaces a field's text by typing it, one keystroke at a time.
+async function typeInto(page, selector, text) {
+  const old = await page.$eval(selector, (e) => e.value);
+  if (old === text) return;
+  const before = await draws(page);
+  await page.click(selector, { clickCount: 3 });
+  await page.evaluate((s) => { document.querySelector(s).select(); }, selector);
+  if (old !== "") await page.keyboard.press("Backspace");  // one keystroke, one redraw
+  await page.type(selector, text);
+  await waitForDraw(page, before);
+}
+
+async function setDigits(page, digits) {
+  const before = await draws(page);
+  await page.select("#digits", String(digits));
+  await waitForDraw(page, before);
+}
+
+module.exports = { launch, expected, shownNumbers, compareNumbers, checkEveryKeyShown, typeInto, setDigits, draws, waitForDraw };

@@ -1,0 +1,152 @@
+// The page's glue: inputs <-> URL hash, one engine call per keystroke, then draw.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const fields = ["x", "gamma", "beta", "eps", "dy", "steps"];
+  let engine = null;
+  let report = null;
+  let running = null;  // the tape node whose backward is shown running, or null: every gradient
+
+  // The form as a hash: x=... for one vector, rows=a;b;c for a batch.
+  function hashOf() {
+    // Spaces separate numbers as commas do: "3, 1 5" is written 3,1,5.
+    const tidy = (s) => s.trim().replace(/\s*([,;])\s*/g, "$1").replace(/\s+/g, ",");
+    const enc = (s) => encodeURIComponent(tidy(s)).replace(/%2C/g, ",").replace(/%3B/g, ";");
+    const rows = $("x").value.split("\n").filter((r) => r.trim() !== "");
+    const parts = [(rows.length > 1 ? "rows=" : "x=") + enc(rows.join(";"))];
+    for (const f of fields.slice(1)) {
+      const v = $(f).value.trim();
+      if (v !== "" && !(f === "steps" && v === "10")) parts.push(f + "=" + enc(v));
+    }
+    return parts.join("&");
+  }
+
+  function decoded(hash) {
+    try {
+      return decodeURIComponent(hash.replace(/^#/, ""));
+    } catch (e) {
+      return hash.replace(/^#/, "");  // a hand-typed '%' that is no escape: the engine names what is wrong
+    }
+  }
+
+  // A shared link fills the form (the engine, not this, checks the values).
+  function fillFrom(hash) {
+    const text = decoded(hash);
+    if (text === "") return;
+    for (const f of fields) if (f !== "x") $(f).value = f === "steps" ? "10" : "";
+    $("gamma").value = "1";
+    $("beta").value = "0";
+    $("eps").value = "1e-5";
+    for (const pair of text.split("&")) {
+      const eq = pair.indexOf("=");
+      const key = eq < 0 ? pair : pair.slice(0, eq), value = eq < 0 ? "" : pair.slice(eq + 1);
+      if (key === "x" || key === "rows") $("x").value = value.split(";").join("\n");
+      else if (fields.includes(key)) $(key).value = value;
+    }
+  }
+
+  function show(id, text) {
+    $(id).hidden = !text;
+    $(id).textContent = text || "";
+  }
+
+  function forward() {
+    const n = report.numbers;
+    $("d").replaceChildren(String(n.x[0].length));
+    $("params").replaceChildren(Draw.num("params", 0, 0, n.params[0][0]));
+    const views = { ln: ["x", "gamma", "beta", "ln.0", "ln.1", "ln.2", "ln.3", "ln.4", "ln.5", "ln.6", "ln.7"],
+                    rms: ["rms.0", "rms.1", "rms.2", "rms.3", "rms.4", "rms.5"],
+                    bn: ["bn.mean", "bn.var", "bn.train", "bn.running_mean", "bn.running_var", "bn.eval"] };
+    for (const [view, keys] of Object.entries(views)) {
+      const box = document.querySelector(`#${view} .steps`);
+      if (report.errors[view]) Draw.message(box, report.errors[view]);
+      else Draw.steps(box, report, keys);
+    }
+  }
+
+  function backward() {
+    if (report.errors.backward) {
+      for (const id of ["tape", "compare", "jacobian", "memory"]) Draw.message($(id), report.errors.backward);
+      return;
+    }
+    $("dy-name").textContent = report.labels.dy;
+    Backward.drawTape($("tape"), report, running);
+    Backward.compare($("compare"), report);
+    Backward.jacobian($("jacobian"), report);
+    Backward.memory($("memory"), report);
+    walkState();
+  }
+
+  // The first node that is an op, not a leaf: the walk ends there.
+  function firstOp() {
+    return report.tape.findIndex((n) => n.inputs.length > 0);
+  }
+
+  function walkState() {
+    const tape = report.tape;
+    $("walk-step").disabled = running === null || running <= firstOp();
+    if (running === null) { $("walk-state").textContent = "every gradient shown"; return; }
+    const node = tape[running];
+    const into = node.inputs.map((i) => `${i}: ${tape[i].op}`).join(" and ");
+    $("walk-state").textContent = running === tape.length - 1 && node.inputs.length
+      ? `node ${running} (${node.op}) got dy and sends it back into ${into}`
+      : `node ${running} (${node.op}) runs its backward: into ${into}`;
+  }
+
+  function draw() {
+    Draw.setDigits(Number($("digits").value));
+    Draw.setShowAll($("all-numbers").checked);
+    show("message", report.error);
+    show("note", report.labels.note);
+    document.body.classList.toggle("failed", report.error !== "");
+    if (report.error === "") {
+      forward();
+      backward();
+    }
+    document.body.dataset.draws = Number(document.body.dataset.draws) + 1;
+  }
+
+  function recompute() {
+    $("x").rows = Math.max(3, $("x").value.split("\n").length);
+    const hash = hashOf();
+    if (decoded(location.hash) !== decoded(hash)) history.replaceState(null, "", "#" + hash);
+    const t0 = performance.now();
+    report = JSON.parse(engine.ccall("page_compute", "string", ["string"], [decoded(hash)]));
+    const t1 = performance.now();
+    if (running !== null && running >= report.tape.length) running = null;
+    draw();
+    // For the browser test's timing report: the engine (and JSON.parse) against the drawing.
+    document.body.dataset.computeMs = (t1 - t0).toFixed(2);
+    document.body.dataset.drawMs = (performance.now() - t1).toFixed(2);
+  }
+
+  function wire() {
+    for (const f of fields) $(f).addEventListener("input", recompute);
+    $("digits").addEventListener("change", () => report && draw());
+    $("all-numbers").addEventListener("change", () => report && draw());
+    for (const [box, view] of [["show-rms", "rms"], ["show-bn", "bn"]]) {
+      $(box).addEventListener("change", () => {
+        $(view).hidden = !$(box).checked;
+        document.querySelector(".pair").classList.toggle("single", !$("show-rms").checked);  // LayerNorm alone: full width
+      });
+    }
+    window.addEventListener("hashchange", () => {
+      if (decoded(location.hash) === decoded(hashOf())) return;
+      fillFrom(location.hash);
+      recompute();
+    });
+    $("walk-start").addEventListener("click", () => { running = report.tape.length - 1; draw(); });
+    $("walk-step").addEventListener("click", () => { if (running > firstOp()) running -= 1; draw(); });
+    $("walk-all").addEventListener("click", () => { running = null; draw(); });
+  }
+
+  createEngine().then((module) => {
+    engine = module;
+    fillFrom(location.hash);
+    wire();
+    recompute();
+    Model.start(module);
+    document.body.dataset.ready = "1";
+  });
+})();

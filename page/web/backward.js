@@ -1,0 +1,143 @@
+// The backward views: the tape as an SVG graph (value and gradient per node,
+// walked one node at a time), composed against fused, the Jacobian heatmap,
+// the saved bytes. Drawing only; the numbers are the engine's.
+"use strict";
+
+const Backward = (() => {
+  const { el, svg, num, matrix } = Draw;
+  const kShown = 4;  // numbers per node box; more are elided
+
+  // Column of each node: its longest path from a leaf.
+  function depths(tape) {
+    const depth = [];
+    tape.forEach((n, k) => { depth[k] = n.inputs.length ? 1 + Math.max(...n.inputs.map((i) => depth[i])) : 0; });
+    return depth;
+  }
+
+  // Node n's gradient is complete once every node that consumes it has run
+  // (walk: nodes with index >= running have run; the output is seeded first).
+  function complete(tape, n, running) {
+    if (running === null || n === tape.length - 1) return true;
+    const consumers = tape.map((m, k) => (m.inputs.includes(n) ? k : -1)).filter((k) => k >= 0);
+    return consumers.length > 0 && Math.min(...consumers) >= running;
+  }
+
+  function box(report, tape, k, running, x, y, w) {
+    const g = svg("g", { class: "node" + (k === running ? " running" : ""), "data-node": k });
+    const value = report.numbers[tape[k].key + ".v"][0];
+    const grad = report.numbers[tape[k].key + ".g"][0];
+    const lines = Math.min(value.length, kShown) + (value.length > kShown ? 1 : 0);
+    const h = 40 + 16 * lines;
+    g.appendChild(svg("rect", { x, y, width: w, height: h, rx: 6 }));
+    g.appendChild(svg("text", { x: x + 8, y: y + 16, class: "op" }, k + ": " + tape[k].op));
+    g.appendChild(svg("text", { x: x + 8, y: y + 32, class: "head" }, "value"));
+    g.appendChild(svg("text", { x: x + w / 2 + 4, y: y + 32, class: "head" }, "gradient"));
+    const done = complete(tape, k, running);
+    for (let j = 0; j < Math.min(value.length, kShown); ++j) {
+      const t = num(tape[k].key + ".v", 0, j, value[j], "svg");
+      t.setAttribute("x", x + 8);
+      t.setAttribute("y", y + 48 + 16 * j);
+      g.appendChild(t);
+      const d = done ? num(tape[k].key + ".g", 0, j, grad[j], "svg") : svg("text", { class: "pending" }, "…");
+      d.setAttribute("x", x + w / 2 + 4);
+      d.setAttribute("y", y + 48 + 16 * j);
+      g.appendChild(d);
+    }
+    if (value.length > kShown) g.appendChild(svg("text", { x: x + 8, y: y + 48 + 16 * kShown, class: "head" }, `… ${value.length} in all`));
+    return { g, h };
+  }
+
+  function drawTape(container, report, running) {
+    const tape = report.tape;
+    const depth = depths(tape);
+    const w = Draw.format(Math.PI).length > 10 ? 300 : 160, gapX = 34, gapY = 14;
+    const nextY = [];
+    const at = [];
+    const boxes = tape.map((n, k) => {
+      const c = depth[k];
+      const b = box(report, tape, k, running, c * (w + gapX) + 4, (nextY[c] || 4), w);
+      at[k] = { x: c * (w + gapX) + 4, y: nextY[c] || 4, h: b.h };
+      nextY[c] = (nextY[c] || 4) + b.h + gapY;
+      return b.g;
+    });
+    const width = (Math.max(...depth) + 1) * (w + gapX), height = Math.max(...nextY) + 4;
+    // Scaled down to the card's width when wider (viewBox), never up (max-width).
+    const root = svg("svg", { width: "100%", style: `max-width: ${width}px`, viewBox: `0 0 ${width} ${height}`, role: "img",
+                              "aria-label": "the tape of the composed LayerNorm" });
+    tape.forEach((n, k) => n.inputs.forEach((i) => {
+      const active = running !== null && k === running;
+      root.appendChild(svg("line", { x1: at[i].x + w, y1: at[i].y + 20, x2: at[k].x, y2: at[k].y + 20,
+                                     class: "edge" + (active ? " active" : "") }));
+    }));
+    boxes.forEach((g) => root.appendChild(g));
+    container.replaceChildren(root);
+  }
+
+  function compare(container, report) {
+    const table = el("table", { class: "compare" });
+    const head = el("tr");
+    ["", "composed (tape)", "fused (one node)", "finite differences"].forEach((t) => head.appendChild(el("th", {}, t)));
+    table.appendChild(head);
+    for (const name of ["dx", "dgamma", "dbeta"]) {
+      const tr = el("tr");
+      tr.appendChild(el("th", {}, name));
+      for (const key of ["composed." + name, "fused." + name, "fd." + name]) {
+        const td = el("td");
+        if (key in report.numbers) td.appendChild(matrix(key, report.numbers[key]));
+        tr.appendChild(td);
+      }
+      table.appendChild(tr);
+    }
+    const p = el("p");
+    p.append("Largest |composed − fused| over dx, dγ, dβ: ", num("maxdiff", 0, 0, report.numbers.maxdiff[0][0]),
+             ". Largest |tape − finite difference| in dx: ", num("fd.err", 0, 0, report.numbers["fd.err"][0][0]),
+             " (central differences of L = Σ dy·y, h = 1e-6).");
+    container.replaceChildren(table, p);
+  }
+
+  function heat(v, max) {
+    const t = max > 0 ? Math.max(-1, Math.min(1, v / max)) : 0;
+    const a = Math.round(255 * (1 - Math.abs(t)));
+    return t >= 0 ? `rgb(255,${a},${a})` : `rgb(${a},${a},255)`;
+  }
+
+  function jacobian(container, report) {
+    if (report.errors.jac) { Draw.message(container, report.errors.jac); return; }
+    const J = report.numbers.jac, D = J.length;
+    const wide = D <= 8 ? Draw.format(-0.0123456789012345678).length * 7.5 + 10 : 0;  // room for the numbers
+    const cell = Math.max(6, Math.min(64, Math.floor(480 / D)), wide);
+    const max = Math.max(...J.flat().map(Math.abs));
+    const root = svg("svg", { width: cell * D + 2, height: cell * D + 2, role: "img", "aria-label": "the Jacobian heatmap" });
+    J.forEach((row, i) => row.forEach((v, j) => {
+      const r = svg("rect", { x: 1 + j * cell, y: 1 + i * cell, width: cell, height: cell, fill: heat(v, max) });
+      r.appendChild(svg("title", {}, `dy${i + 1}/dx${j + 1} = ${v}`));
+      root.appendChild(r);
+      if (D <= 8) {
+        const t = num("jac", i, j, v, "svg");
+        t.setAttribute("x", 1 + j * cell + cell / 2);
+        t.setAttribute("y", 1 + i * cell + cell / 2 + 4);
+        t.setAttribute("text-anchor", "middle");
+        root.appendChild(t);
+      }
+    }));
+    const p = el("p");
+    p.append("Rank ", num("jac.rank", 0, 0, report.numbers["jac.rank"][0][0]), ` of ${D} (d − 1 = ${D - 1}). `,
+             "Largest |J·(1, …, 1)|: ", num("jac.ones", 0, 0, report.numbers["jac.ones"][0][0]),
+             ". Adding the same number to every feature leaves y unchanged, so the direction (1, …, 1)/√d is lost. ");
+    if ("jac.xhat" in report.numbers) {
+      p.append("The direction of x̂ itself is kept but shrunk: |J·x̂| / |x̂| = ", num("jac.xhat", 0, 0, report.numbers["jac.xhat"][0][0]),
+               ", which is (γ / std) · ε / (σ² + ε) when γ is one number: without ε this direction would be lost too. ");
+    }
+    p.append("Red: positive, blue: negative; hover a cell for its value.");
+    container.replaceChildren(root, p);
+  }
+
+  function memory(container, report) {
+    const p = el("p");
+    p.append("Composed: ", num("saved.composed", 0, 0, report.numbers["saved.composed"][0][0]), " bytes (the tensors its 8 nodes keep); fused: ",
+             num("saved.fused", 0, 0, report.numbers["saved.fused"][0][0]), " bytes (x and γ, plus one mean and one rstd per row), for this row.");
+    container.replaceChildren(p);
+  }
+
+  return { drawTape, compare, jacobian, memory };
+})();

@@ -1,0 +1,79 @@
+// The page's second part, the norms inside a trained GPT: one engine call
+// (page_model, page/model.cpp) per keystroke or sample click, then draw.
+"use strict";
+
+const Model = (() => {
+  const $ = (id) => document.getElementById(id);
+  let engine = null;
+  let sampleSeed = null;  // the seed of the sample shown, or null: none asked for
+
+  function hash() {
+    const word = $("word").value;
+    return (sampleSeed === null ? "" : "sample=" + sampleSeed + "&") + "word=" + word;
+  }
+
+  // One LayerNorm: its name, then the input's mean and sd per position, γ, β.
+  function norm(report, k, word) {
+    const key = `gpt.norm${k}.`, n = report.numbers;
+    const card = Draw.el("div", { class: "gpt-norm" });
+    card.appendChild(Draw.el("h3", {}, `LayerNorm ${k + 1}: ${report.labels[key + "name"]}`));
+    const positions = Draw.el("p", { class: "positions" }, "positions: " + ["·"].concat([...word]).join("  "));
+    card.appendChild(positions);
+    for (const part of ["mean", "sd", "gamma", "beta"]) {
+      const row = Draw.el("div", { class: "gpt-row" });
+      row.appendChild(Draw.el("span", { class: "label" }, report.labels[key + part]));
+      row.appendChild(Draw.matrix(key + part, n[key + part]));
+      card.appendChild(row);
+    }
+    return card;
+  }
+
+  // The next-character distribution as bars, the probability beside each.
+  function distribution(report) {
+    const p = report.numbers["gpt.next"][0], chars = report.labels["gpt.vocab"];
+    const box = Draw.el("div", { class: "bars" });
+    p.forEach((v, j) => {
+      const bar = Draw.el("div", { class: "bar" });
+      bar.appendChild(Draw.el("span", { class: "char" }, j === 0 ? "end" : chars[j]));
+      bar.appendChild(Draw.el("span", { class: "fill", style: `width: ${(100 * v).toFixed(2)}%` }));
+      bar.appendChild(Draw.num("gpt.next", 0, j, v));
+      box.appendChild(bar);
+    });
+    return box;
+  }
+
+  function draw(report) {
+    const failed = report.error !== "";
+    $("word-message").hidden = !failed;
+    $("word-message").textContent = report.error;
+    for (const id of ["gpt-norms", "gpt-next", "gpt-sample", "gpt-count", "gpt-model"]) $(id).replaceChildren();
+    if (!failed) {
+      $("gpt-model").textContent = report.labels["gpt.model"];
+      $("gpt-count").replaceChildren(Draw.num("gpt.norms", 0, 0, report.numbers["gpt.norms"][0][0]));
+      for (let k = 0; k < report.numbers["gpt.norms"][0][0]; ++k) $("gpt-norms").appendChild(norm(report, k, $("word").value));
+      $("gpt-next").appendChild(distribution(report));
+      if ("gpt.sample" in report.labels) {
+        $("gpt-sample").appendChild(Draw.el("p", {}, `seed ${sampleSeed}: `));
+        $("gpt-sample").firstChild.appendChild(Draw.el("b", { id: "sample-text" }, report.labels["gpt.sample"]));
+        $("gpt-sample").appendChild(Draw.el("span", { class: "label" }, report.labels["gpt.sample_p"]));
+        $("gpt-sample").appendChild(Draw.matrix("gpt.sample_p", report.numbers["gpt.sample_p"]));
+      }
+    }
+    document.body.dataset.modelDraws = Number(document.body.dataset.modelDraws || 0) + 1;
+  }
+
+  function recompute() {
+    draw(JSON.parse(engine.ccall("page_model", "string", ["string"], [hash()])));
+  }
+
+  return {
+    start(module) {
+      engine = module;
+      $("word").addEventListener("input", () => { sampleSeed = null; recompute(); });
+      $("sample").addEventListener("click", () => { sampleSeed = sampleSeed === null ? 1 : sampleSeed + 1; recompute(); });
+      $("digits").addEventListener("change", recompute);
+      recompute();
+    },
+    hash,
+  };
+})();
