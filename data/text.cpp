@@ -48,7 +48,7 @@ void each_character(const std::string& path, std::string_view line, std::size_t 
     const std::size_t n = text_character(line, i, code, why);
     if (n == 0) {
       throw DataError(path + ": line " + std::to_string(number) + ", character " + std::to_string(count + 1) + " (byte " +
-                      std::to_string(i + 1) + "): " + why + " is not UTF-8 text (a binary file?); expected one sequence of text per line");
+                      std::to_string(i + 1) + ") is not UTF-8 text: " + why + "; expected one sequence of text per line");
     }
     if (++count > kMaxLineChars) {
       throw DataError(path + ": line " + std::to_string(number) + " is longer than " + std::to_string(kMaxLineChars) +

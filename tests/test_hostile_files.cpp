@@ -194,10 +194,10 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_logits_overflow_is_refused) {
 // ESC among them, `--count 200` printed 263 lines and 36 raw ESC bytes.
 BOOST_AUTO_TEST_CASE(a_vocabulary_holding_a_newline_an_escape_or_bad_utf8_is_refused) {
   const std::pair<std::string, std::string> cases[] = {
-      {"\nbcdefo", "vocabulary character 1: byte 0x0a (a control character, U+000A) is not text"},
-      {"\x1b" "bcdefo", "vocabulary character 1: byte 0x1b (a control character, U+001B) is not text"},
-      {"abcdef\xc2\x9b", "vocabulary character 7: bytes 0xc2 0x9b (a C1 control character, U+009B) is not text"},
-      {"abcdef\xed\xa0\x80", "vocabulary character 7: bytes 0xed 0xa0 0x80 (a UTF-16 surrogate, U+D800) is not text"},
+      {"\nbcdefo", "vocabulary character 1 is not text: byte 0x0a (a control character, U+000A)"},
+      {"\x1b" "bcdefo", "vocabulary character 1 is not text: byte 0x1b (a control character, U+001B)"},
+      {"abcdef\xc2\x9b", "vocabulary character 7 is not text: bytes 0xc2 0x9b (a C1 control character, U+009B)"},
+      {"abcdef\xed\xa0\x80", "vocabulary character 7 is not text: bytes 0xed 0xa0 0x80 (a UTF-16 surrogate, U+D800)"},
       {"bacdefo", "vocabulary character 2 is out of order or repeated"},
       {"aacdefo", "vocabulary character 2 is out of order or repeated"},
   };

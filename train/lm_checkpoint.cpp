@@ -71,7 +71,7 @@ Vocabulary parse_vocabulary(const std::string& hex) {
     char32_t code = 0;
     std::string why;
     const std::size_t n = text_character(bytes, i, code, why);
-    if (n == 0) throw Error("vocabulary character " + std::to_string(vocab.chars.size() + 1) + ": " + why + " is not text");
+    if (n == 0) throw Error("vocabulary character " + std::to_string(vocab.chars.size() + 1) + " is not text: " + why);
     std::string c = bytes.substr(i, n);
     if (!vocab.chars.empty() && !(vocab.chars.back() < c)) {
       throw Error("vocabulary character " + std::to_string(vocab.chars.size() + 1) + " is out of order or repeated");
