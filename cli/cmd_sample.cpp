@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "data/csv.h"
 #include "train/lm_checkpoint.h"
 #include "train/lm_memory.h"
 
@@ -36,10 +37,14 @@ int cmd_sample(const std::vector<std::string>& args) {
   ag::Gpt model(run.spec, init_rng);
   ag::apply_checkpoint(ckpt, model.parameters(), model_path);
   ag::Rng rng(static_cast<std::uint64_t>(seed));
-  for (const std::string& line : ag::sample_lines(model, run.vocab, static_cast<std::size_t>(count), temperature, rng,
-                                                  static_cast<std::size_t>(max_length))) {
-    std::cout << line << "\n";
+  std::vector<std::string> lines;
+  try {
+    lines = ag::sample_lines(model, run.vocab, static_cast<std::size_t>(count), temperature, rng,
+                             static_cast<std::size_t>(max_length));
+  } catch (const ag::DataError& e) {
+    throw ag::DataError(model_path + ": " + e.what());  // the model in this file cannot be sampled
   }
+  for (const std::string& line : lines) std::cout << line << "\n";
   return 0;
 }
 

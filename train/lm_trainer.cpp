@@ -247,7 +247,7 @@ std::vector<std::string> sample_lines(Gpt& model, const Vocabulary& vocab, std::
       NoGrad no_grad(tape);
       const arma::mat& logits = model.logits(tape, window, {n}).value();
       if (!logits.is_finite()) {
-        throw DataError("sample: the model's logits are not finite (NaN or inf): its weights overflow double precision");
+        throw DataError("the model's logits are not finite (NaN or inf): its weights overflow double precision");
       }
       const arma::uword next = draw(logits.row(logits.n_rows - 1), temperature, rng);
       if (next == kBoundary) break;
