@@ -38,16 +38,16 @@ struct Descriptor {
 
 void require_regular_file(const std::string& path, const std::string& kind) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw DataError(path + ": cannot open the " + kind + " (" + std::strerror(errno) + ")");
+  if (::stat(path.c_str(), &st) != 0) throw DataError(path + ": cannot open the " + kind + " file (" + std::strerror(errno) + ")");
   refuse_special(path, kind, st.st_mode);
 }
 
 std::string read_regular_file(const std::string& path, const std::string& kind, std::uint64_t max_bytes) {
   require_regular_file(path, kind);
   const Descriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
-  if (file.fd < 0) throw DataError(path + ": cannot open the " + kind + " (" + std::strerror(errno) + ")");
+  if (file.fd < 0) throw DataError(path + ": cannot open the " + kind + " file (" + std::strerror(errno) + ")");
   struct stat st {};
-  if (::fstat(file.fd, &st) != 0) throw DataError(path + ": cannot read the " + kind + " (" + std::strerror(errno) + ")");
+  if (::fstat(file.fd, &st) != 0) throw DataError(path + ": cannot read the " + kind + " file (" + std::strerror(errno) + ")");
   refuse_special(path, kind, st.st_mode);  // swapped between stat and open
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
   if (size > max_bytes) {
@@ -59,7 +59,7 @@ std::string read_regular_file(const std::string& path, const std::string& kind, 
   while (got < bytes.size()) {  // a file that shrinks ends early; one that grows is read to its first size
     const ssize_t n = ::read(file.fd, bytes.data() + got, bytes.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw DataError(path + ": cannot read the " + kind + " (" + std::strerror(errno) + ")");
+    if (n < 0) throw DataError(path + ": cannot read the " + kind + " file (" + std::strerror(errno) + ")");
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }

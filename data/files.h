@@ -11,7 +11,7 @@ namespace ag {
 
 // Throws DataError "PATH: is a FIFO (a named pipe), not a KIND" (a directory, a
 // character device, a block device, a socket) for anything but a regular file
-// or a symbolic link to one, and "PATH: cannot open the KIND (reason)" when
+// or a symbolic link to one, and "PATH: cannot open the KIND file (reason)" when
 // there is nothing there. Never opens the file.
 void require_regular_file(const std::string& path, const std::string& kind);
 
