@@ -182,6 +182,7 @@ std::string sixteen_mib_of_names() {
   return write("sixteen.txt", text);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 std::uint64_t vm_size_bytes() {
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);) {
@@ -189,6 +190,7 @@ std::uint64_t vm_size_bytes() {
   }
   return 0;
 }
+#endif
 }  // namespace
 
 // Before: a string per character while loading and two arma::uvec per line
@@ -205,7 +207,8 @@ BOOST_AUTO_TEST_CASE(a_16_mib_text_file_is_prepared_within_24_bytes_a_byte) {
   BOOST_TEST_REQUIRE(child >= 0);
   if (child == 0) {
 #if !defined(__SANITIZE_ADDRESS__)
-    const rlimit limit{vm_size_bytes() + budget, vm_size_bytes() + budget};
+    const rlim_t most = vm_size_bytes() + budget;
+    const rlimit limit{most, most};
     if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
 #endif
     try {
