@@ -51,7 +51,7 @@ std::string read_regular_file(const std::string& path, const std::string& kind, 
   refuse_special(path, kind, st.st_mode);  // swapped between stat and open
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
   if (size > max_bytes) {
-    throw DataError(path + ": " + std::to_string(size) + " bytes; a " + kind + " is limited to " +
+    throw DataError(path + ": " + std::to_string(size) + " bytes; a " + kind + " file is limited to " +
                     std::to_string(max_bytes >> 20) + " MiB");
   }
   std::string bytes(static_cast<std::size_t>(size), '\0');

@@ -17,7 +17,9 @@ namespace ag {
 
 namespace {
 
-constexpr std::uint64_t kMaxFileBytes = std::uint64_t(256) << 20;  // 256 MiB of text: far above a lesson's
+// 128 MiB of text: far above a lesson's, and at about 24 bytes of memory a byte of
+// short lines (docs/files.md) its data stays within the 4 GiB a model may take.
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t(128) << 20;
 
 // The lines of a file's bytes: [begin, end) of each non-empty line and its 1-based number.
 struct LineSpan {

@@ -45,6 +45,15 @@ std::string error_for(const std::string& bytes) {
   return "";
 }
 
+std::string error_for_path(const std::string& path) {
+  try {
+    ag::load_text_file(path);
+  } catch (const ag::DataError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 std::string text_of(const ag::TextData& d, std::size_t line) {
   return d.vocab.decode(d.lines[line]);
 }
@@ -149,7 +158,7 @@ BOOST_AUTO_TEST_CASE(every_well_formed_utf8_length_boundary_is_text) {
   BOOST_TEST(text_of(d, 0) == edges.substr(0, 1) + edges.substr(1));  // decoded back byte for byte
 }
 
-// Before: load_text_file opened a FIFO and waited for a writer forever, and read /dev/zero to its 256 MiB limit.
+// Before: load_text_file opened a FIFO and waited for a writer forever, and read /dev/zero to its size limit.
 BOOST_AUTO_TEST_CASE(a_fifo_a_device_or_a_directory_is_refused_without_being_opened) {
   const std::string fifo = (scratch() / "fifo.txt").string();
   BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
@@ -167,6 +176,14 @@ BOOST_AUTO_TEST_CASE(a_fifo_a_device_or_a_directory_is_refused_without_being_ope
     }
   }
   fs::remove(fifo);
+}
+
+// A sparse file: its size is refused before anything is read or allocated.
+BOOST_AUTO_TEST_CASE(a_text_file_over_128_mib_is_refused_by_its_size_before_it_is_read) {
+  const std::string big = write("big.txt", "");
+  fs::resize_file(big, (std::uintmax_t(128) << 20) + 1);
+  BOOST_TEST(error_for_path(big) == big + ": 134217729 bytes; a text file is limited to 128 MiB");
+  fs::remove(big);
 }
 
 namespace {
