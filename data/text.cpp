@@ -21,22 +21,19 @@ namespace {
 // short lines (docs/files.md) its data stays within the 4 GiB a model may take.
 constexpr std::uint64_t kMaxFileBytes = std::uint64_t(128) << 20;
 
-// The lines of a file's bytes: [begin, end) of each non-empty line and its 1-based number.
-struct LineSpan {
-  std::size_t begin, end, number;
-};
-std::vector<LineSpan> line_spans(const std::string& bytes) {
-  std::vector<LineSpan> spans;
+// Calls visit(line, number) for each non-empty line of the bytes (without its
+// \n or \r\n), numbered from 1; no list of lines is made.
+template <class Visit>
+void each_line(std::string_view bytes, Visit visit) {
   std::size_t start = 0, number = 0;
   while (start < bytes.size()) {
     std::size_t end = std::min(bytes.find('\n', start), bytes.size());
     const std::size_t next = end + 1;
     ++number;
     if (end > start && bytes[end - 1] == '\r') --end;  // Windows line ends
-    if (end > start) spans.push_back({start, end, number});
+    if (end > start) visit(bytes.substr(start, end - start), number);
     start = next;
   }
-  return spans;
 }
 
 // Calls visit(code point, its bytes) for every character of the line; throws
@@ -74,28 +71,27 @@ struct Alphabet {
 };
 
 TextData tokenize_text(const std::string& path, const std::string& bytes) {
-  const std::vector<LineSpan> spans = line_spans(bytes);
-  if (spans.empty()) throw DataError(path + ": only empty lines; expected text, one sequence per line");
   Alphabet alphabet;
-  for (const LineSpan& l : spans) {  // pass 1: check every character, collect the distinct ones
-    each_character(path, std::string_view(bytes).substr(l.begin, l.end - l.begin), l.number,
-                   [&](char32_t code, std::string_view c) {
-                     if (alphabet.chars.emplace(code, std::string(c)).second && alphabet.chars.size() > kMaxVocabulary) {
-                       throw DataError(path + ": more than " + std::to_string(kMaxVocabulary) + " distinct characters; at most " +
-                                       std::to_string(kMaxVocabulary) + " (a character-level model needs a small alphabet)");
-                     }
-                   });
-  }
+  std::size_t lines = 0;
+  each_line(bytes, [&](std::string_view line, std::size_t number) {  // pass 1: check, collect the distinct characters
+    ++lines;
+    each_character(path, line, number, [&](char32_t code, std::string_view c) {
+      if (alphabet.chars.emplace(code, std::string(c)).second && alphabet.chars.size() > kMaxVocabulary) {
+        throw DataError(path + ": more than " + std::to_string(kMaxVocabulary) + " distinct characters; at most " +
+                        std::to_string(kMaxVocabulary) + " (a character-level model needs a small alphabet)");
+      }
+    });
+  });
+  if (lines == 0) throw DataError(path + ": only empty lines; expected text, one sequence per line");
   TextData data;
   data.name = path;
   alphabet.number(data.vocab);
-  data.lines.reserve(spans.size());
-  for (const LineSpan& l : spans) {  // pass 2: the tokens
+  data.lines.reserve(lines);
+  each_line(bytes, [&](std::string_view text, std::size_t number) {  // pass 2: the tokens
     TokenLine& line = data.lines.emplace_back();
-    each_character(path, std::string_view(bytes).substr(l.begin, l.end - l.begin), l.number,
-                   [&](char32_t code, std::string_view) { line.push_back(alphabet.ids.at(code)); });
+    each_character(path, text, number, [&](char32_t code, std::string_view) { line.push_back(alphabet.ids.at(code)); });
     line.shrink_to_fit();
-  }
+  });
   return data;
 }
 
@@ -135,12 +131,11 @@ TextData load_words(const std::string& path) {
   const std::string bytes = read_regular_file(path, "word list", kMaxFileBytes);
   std::string kept;  // the kept words, one per line, for the text file's tokenizer
   std::unordered_set<std::string_view> seen;
-  for (const LineSpan& l : line_spans(bytes)) {
-    const std::string_view word = std::string_view(bytes).substr(l.begin, l.end - l.begin);
+  each_line(bytes, [&](std::string_view word, std::size_t) {
     const bool letters = word.size() <= kMaxLineChars &&
                          std::all_of(word.begin(), word.end(), [](char c) { return c >= 'a' && c <= 'z'; });
     if (letters && seen.insert(word).second) (kept += word) += '\n';
-  }
+  });
   if (kept.empty()) throw DataError(path + ": no line made only of the letters a-z (is it a word list?)");
   TextData data = tokenize_text(path, kept);
   data.name = "words";
