@@ -21,7 +21,7 @@ constexpr std::size_t kGptBatch = 32;
 // The first 32 words of the list, in the file's order, framed by the boundary:
 // the peer builds the same batch from the same file without our split.
 ag::SequenceBatch first_words(const ag::TextData& words, arma::uword context) {
-  const std::vector<std::vector<arma::uword>> lines(words.lines.begin(), words.lines.begin() + kGptBatch);
+  const std::vector<ag::TokenLine> lines(words.lines.begin(), words.lines.begin() + kGptBatch);
   const std::vector<ag::Sequence> sequences = ag::make_sequences(lines, context);
   return ag::gather_sequences(sequences, 0, sequences.size());
 }

@@ -3,7 +3,9 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "data/csv.h"
 #include "train/lm_checkpoint.h"
+#include "train/lm_memory.h"
 
 namespace cli {
 
@@ -29,15 +31,20 @@ int cmd_sample(const std::vector<std::string>& args) {
   require_positive("temperature", temperature);
 
   const ag::Checkpoint ckpt = ag::read_checkpoint(model_path);
-  const ag::LmDescription run = ag::read_lm_description(ckpt, model_path);
+  const ag::LmDescription run = ag::read_lm_description(ckpt, model_path);  // every size against the records
+  ag::check_gpt_memory(run.spec, ag::sampling_workload(run.spec));
   ag::Rng init_rng(0);  // the weights come from the file
   ag::Gpt model(run.spec, init_rng);
-  ag::load_checkpoint(model_path, model.parameters());
+  ag::apply_checkpoint(ckpt, model.parameters(), model_path);
   ag::Rng rng(static_cast<std::uint64_t>(seed));
-  for (const std::string& line : ag::sample_lines(model, run.vocab, static_cast<std::size_t>(count), temperature, rng,
-                                                  static_cast<std::size_t>(max_length))) {
-    std::cout << line << "\n";
+  std::vector<std::string> lines;
+  try {
+    lines = ag::sample_lines(model, run.vocab, static_cast<std::size_t>(count), temperature, rng,
+                             static_cast<std::size_t>(max_length));
+  } catch (const ag::DataError& e) {
+    throw ag::DataError(model_path + ": " + e.what());  // the model in this file cannot be sampled
   }
+  for (const std::string& line : lines) std::cout << line << "\n";
   return 0;
 }
 

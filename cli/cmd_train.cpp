@@ -8,6 +8,7 @@
 #include "cli/train_options.h"
 #include "train/checkpoint.h"
 #include "train/lm_checkpoint.h"
+#include "train/lm_memory.h"
 #include "train/plot.h"
 #include "train/progress.h"
 
@@ -48,6 +49,7 @@ std::string gpt_title(const ag::LmConfig& c, const ag::GptSpec& spec, double big
 int train_gpt(const TrainOptions& values) {
   const ag::LmConfig config = make_lm_config(values, values.norm_placement, values.norm, values.impl);
   ag::LmData data = ag::prepare_lm_data(config);
+  ag::check_gpt_memory(ag::gpt_spec(config, data.text.vocab.size()), ag::lm_workload(config, data));
   RunFolder out(values.out, {"metrics.csv", "model.ckpt", "curves.png"});  // before any output: misuse prints nothing
   std::printf("data: %s, %zu lines (%zu train / %zu validation), %zu characters + the boundary token\n",
               config.dataset.c_str(), data.text.lines.size(), data.split.train.size(), data.split.validation.size(),

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -72,6 +73,19 @@ void recover(const fs::path& dir, const std::vector<std::string>& outputs) {
   }
 }
 
+// Outputs are replaced by rename, which would replace a symlink or a FIFO
+// rather than write through it: anything but a regular file is refused instead.
+void refuse_special_outputs(const std::string& dir, const std::vector<std::string>& outputs) {
+  for (const std::string& out : outputs) {
+    struct stat st {};
+    if (::lstat((fs::path(dir) / out).c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
+    const char* what = S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
+    throw UsageError("--out '" + dir + "': " + out + " there is " + what +
+                     ", which a run never replaces or writes through (remove it or choose another folder)");
+  }
+}
+
 }  // namespace
 
 RunFolder::RunFolder(std::string dir, std::vector<std::string> outputs)
@@ -93,6 +107,7 @@ RunFolder::RunFolder(std::string dir, std::vector<std::string> outputs)
     throw UsageError("--out '" + dir_ + "': another autograd run is writing there; wait for it or choose another folder");
   }
   try {
+    refuse_special_outputs(dir_, outputs_);  // before any work: the run would end refused
     recover(dir_, outputs_);
   } catch (const fs::filesystem_error& e) {
     throw UsageError("--out '" + dir_ + "': cannot clean up after an earlier run (" + e.code().message() + ")");
@@ -133,12 +148,7 @@ void RunFolder::produce(const std::string& name, const std::function<void(const 
 
 std::vector<std::string> RunFolder::commit() {
   // Every rename must be able to succeed before the first one is made.
-  for (const std::string& out : outputs_) {
-    std::error_code ec;
-    if (fs::is_directory(fs::symlink_status(fs::path(dir_) / out, ec))) {
-      throw UsageError("--out '" + dir_ + "': " + out + " there is a directory, so no output of this run replaced the last run's");
-    }
-  }
+  refuse_special_outputs(dir_, outputs_);
   std::string names;
   for (const std::string& out : outputs_) names += out + "\n";
   ag::write_file_atomic(staged(kCommitMark), names);  // from here on the run counts as done

@@ -13,6 +13,9 @@
 //   A run that fails or is killed before commit() leaves the old files as they
 //   were; an output the run did not produce (no gnuplot: no curves.png) is
 //   removed at commit, so no old file sits beside new ones.
+// - An output that is there but is not a regular file (a symbolic link, a FIFO,
+//   a directory) is refused by name, at construction and again at commit():
+//   renaming would replace it, and writing through it would write elsewhere.
 // - commit() first writes DIR/.autograd-run-XXXXXX/COMMIT, then renames. A run
 //   killed during those renames is finished by the next run into DIR (it
 //   finds the COMMIT mark and moves the rest); a staging folder without the

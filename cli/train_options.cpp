@@ -122,12 +122,21 @@ std::string num(double v) {
   s << v;
   return s.str();
 }
+// Every optimizer shrinks the weights by a factor 1 - lr * weight_decay a step
+// (SGD and AdamW directly, Adam through the gradient it normalises): at 1 or more
+// the weights are zeroed or flip sign every step, and 1e308 overflows to inf.
+void require_weight_decay(const TrainOptions& v) {
+  require(std::isfinite(v.weight_decay) && v.weight_decay >= 0, "--weight-decay must be 0 or more, got " + num(v.weight_decay));
+  require(v.lr * v.weight_decay < 1, "--weight-decay " + num(v.weight_decay) + " with --lr " + num(v.lr) +
+                                         ": the weights shrink by lr x weight decay a step, which must be below 1 (it is " +
+                                         num(v.lr * v.weight_decay) + ")");
+}
 }  // namespace
 
 ag::TrainConfig make_config(const TrainOptions& v, const std::string& norm, const std::string& impl) {
   require(std::isfinite(v.lr) && v.lr > 0, "--lr must be a positive number, got " + num(v.lr));
   require(std::isfinite(v.momentum) && v.momentum >= 0 && v.momentum < 1, "--momentum must be in [0, 1), got " + num(v.momentum));
-  require(std::isfinite(v.weight_decay) && v.weight_decay >= 0, "--weight-decay must be 0 or more, got " + num(v.weight_decay));
+  require_weight_decay(v);
   require(std::isfinite(v.clip) && v.clip >= 0, "--clip must be 0 (off) or more, got " + num(v.clip));
   require(v.validation >= 0 && v.validation < 1, "--validation must be in [0, 1), got " + num(v.validation));
   require(v.epochs >= 1 && v.epochs <= 1000000, "--epochs must be from 1 to 1000000, got " + std::to_string(v.epochs));
@@ -170,7 +179,7 @@ long long within(const std::string& option, long long value, long long lo, long 
 ag::LmConfig make_lm_config(const TrainOptions& v, const std::string& placement, const std::string& norm,
                             const std::string& impl) {
   require(std::isfinite(v.lr) && v.lr > 0, "--lr must be a positive number, got " + num(v.lr));
-  require(std::isfinite(v.weight_decay) && v.weight_decay >= 0, "--weight-decay must be 0 or more, got " + num(v.weight_decay));
+  require_weight_decay(v);
   require(std::isfinite(v.clip) && v.clip >= 0, "--clip must be 0 (off) or more, got " + num(v.clip));
   require(v.validation > 0 && v.validation < 1, "--validation must be above 0 and below 1 for --model gpt, got " + num(v.validation));
   require(v.dropout >= 0 && v.dropout < 1, "--dropout must be in [0, 1), got " + num(v.dropout));

@@ -1,4 +1,5 @@
 #include "data/csv.h"
+#include "data/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -81,8 +82,8 @@ std::string ragged(const std::string& where, std::size_t got, std::size_t expect
 }  // namespace
 
 CsvTable read_csv(const std::string& path, bool has_header) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw DataError(path + ": is a directory, not a CSV file");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) require_regular_file(path, "CSV");  // a FIFO would block, /dev/zero never end
   std::ifstream in(path);
   if (!in) throw DataError(path + ": cannot open for reading (" + std::strerror(errno) + ")");
   CsvTable table;

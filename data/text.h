@@ -11,12 +11,18 @@
 
 #include <armadillo>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "autograd/rng.h"
 
 namespace ag {
+
+// A token id. Two bytes: kMaxVocabulary + 1 tokens fit, so a line of text
+// costs 2 bytes a character (docs/files.md counts the whole of a run's data).
+using Token = std::uint16_t;
+using TokenLine = std::vector<Token>;
 
 constexpr arma::uword kBoundary = 0;
 constexpr std::size_t kMaxLineChars = 10000;   // longer lines are refused: "one sequence per line"
@@ -27,12 +33,13 @@ struct Vocabulary {
   std::vector<std::string> chars;  // UTF-8 characters, sorted; token k is chars[k - 1]
   arma::uword size() const { return chars.size() + 1; }  // with the boundary
   std::string decode(const std::vector<arma::uword>& tokens) const;  // the boundary prints nothing
+  std::string decode(const TokenLine& tokens) const;
 };
 
 struct TextData {
   std::string name;
   Vocabulary vocab;
-  std::vector<std::vector<arma::uword>> lines;  // tokens 1.., without the boundaries
+  std::vector<TokenLine> lines;  // tokens 1.., without the boundaries
   std::size_t longest() const;                  // characters in the longest line
 };
 
@@ -47,27 +54,35 @@ TextData load_words(const std::string& path = kWordsPath);
 
 // Any UTF-8 text, one sequence per line (\n or \r\n; the last line needs no
 // newline; empty lines are skipped). Throws DataError naming the file and the
-// line for an empty file, binary data (a NUL, a control character, bytes that
-// are not UTF-8), a line over kMaxLineChars characters or more than
-// kMaxVocabulary distinct characters.
+// line for anything but a regular file, an empty file, binary data (a NUL, a
+// control character, bytes that are not strict UTF-8: data/utf8.h), a line over
+// kMaxLineChars characters or more than kMaxVocabulary distinct characters.
+// Read in two passes over the file's bytes (check and count, then tokenize):
+// no string per character is ever made.
 TextData load_text_file(const std::string& path);
 
 // "words" -> load_words(), FILE.txt -> load_text_file(FILE.txt).
 TextData load_text_dataset(const std::string& name);
 
 struct TextSplit {
-  std::vector<std::vector<arma::uword>> train, validation;
+  std::vector<TokenLine> train, validation;
 };
 // Shuffles the lines and holds out round(fraction * lines) of them (at least
 // one each side when there are two or more lines).
 TextSplit split_lines(const TextData& data, double validation_fraction, Rng& rng);
 
-// One training example: inputs and the tokens that follow them (same length).
+// One training example: n + 1 framed tokens that make n predictions, input(i)
+// scored on target(i) = input(i + 1). Stored as Tokens, not as two arma::uvec
+// (which take about 350 bytes however short the line).
 struct Sequence {
-  arma::uvec input, target;
+  TokenLine tokens;
+  std::size_t size() const { return tokens.empty() ? 0 : tokens.size() - 1; }  // predictions
+  arma::uword input(std::size_t i) const { return tokens[i]; }
+  arma::uword target(std::size_t i) const { return tokens[i + 1]; }
 };
 // Every line framed by boundaries and cut into pieces of at most `context`
 // predictions; each target of every line appears exactly once.
+std::vector<Sequence> make_sequences(const std::vector<TokenLine>& lines, arma::uword context);
 std::vector<Sequence> make_sequences(const std::vector<std::vector<arma::uword>>& lines, arma::uword context);
 std::size_t count_targets(const std::vector<Sequence>& sequences);
 

@@ -6,12 +6,22 @@
 
 namespace ag {
 
-Embedding::Embedding(const std::string& name, arma::uword count, arma::uword width, Rng& rng, double sd)
-    : table(name + ".weight", rng.normal(count, width, sd)) {
+namespace {
+// Checked before the table is drawn: a NaN sd would silently fill it with NaN.
+double checked_sd(const std::string& name, arma::uword count, arma::uword width, double sd) {
   if (count == 0 || width == 0) {
     throw Error("Embedding '" + name + "': needs at least one row and one column, got " + shape_str(count, width));
   }
+  if (!(std::isfinite(sd) && sd >= 0)) {
+    throw Error("Embedding '" + name + "': the initial standard deviation sd must be a finite number, 0 or more, got " +
+                std::to_string(sd));
+  }
+  return sd;
 }
+}  // namespace
+
+Embedding::Embedding(const std::string& name, arma::uword count, arma::uword width, Rng& rng, double sd)
+    : table(name + ".weight", rng.normal(count, width, checked_sd(name, count, width, sd))) {}
 
 Var Embedding::lookup(Tape& tape, const arma::uvec& ids) { return embedding(tape.param(table), ids); }
 

@@ -13,7 +13,8 @@ namespace ag {
 
 class Embedding : public Module {
  public:
-  // table: count x width, drawn from N(0, sd^2). Parameter "<name>.weight".
+  // table: count x width, drawn from N(0, sd^2). Parameter "<name>.weight". Throws Error for an
+  // empty table or an sd that is negative, NaN or infinite, before anything is drawn.
   Embedding(const std::string& name, arma::uword count, arma::uword width, Rng& rng, double sd);
 
   // The rows of `ids`, in order: ids.n_elem x width. An id >= count throws.

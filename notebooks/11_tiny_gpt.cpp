@@ -365,7 +365,7 @@ NB_CELL {
 NB_CELL {
   const std::set<std::string> dictionary = [] {
     std::set<std::string> all;
-    for (const std::vector<arma::uword>& line : words.lines) all.insert(words.vocab.decode(line));
+    for (const ag::TokenLine& line : words.lines) all.insert(words.vocab.decode(line));
     return all;
   }();
   std::vector<std::size_t> real;

@@ -1,12 +1,10 @@
 #include "train/checkpoint.h"
 
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "autograd/tape.h"
 #include "data/csv.h"
+#include "data/files.h"
 
 namespace ag {
 
@@ -160,22 +158,17 @@ void save_checkpoint(const std::string& path, const std::vector<Parameter*>& par
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw DataError(path + ": is a directory, not a checkpoint");
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) throw DataError(path + ": cannot open the checkpoint (" + std::strerror(errno) + ")");
-  const std::streamoff size = file.tellg();
-  if (size < 0 || static_cast<std::uint64_t>(size) > kMaxFileBytes) {
-    throw DataError(path + ": not a checkpoint this build can read (size " + std::to_string(size) + " bytes)");
-  }
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  file.seekg(0);
-  if (!file.read(bytes.data(), size)) throw DataError(path + ": could not read the whole file");
-  return decode_checkpoint(bytes, path);
+  // stat first: a FIFO, /dev/zero or a directory is refused without being opened.
+  return decode_checkpoint(read_regular_file(path, "checkpoint", kMaxFileBytes), path);
 }
 
 Checkpoint load_checkpoint(const std::string& path, const std::vector<Parameter*>& params) {
   Checkpoint ckpt = read_checkpoint(path);
+  apply_checkpoint(ckpt, params, path);
+  return ckpt;
+}
+
+void apply_checkpoint(const Checkpoint& ckpt, const std::vector<Parameter*>& params, const std::string& path) {
   if (ckpt.params.size() != params.size()) {
     throw DataError(path + ": holds " + std::to_string(ckpt.params.size()) + " parameters, the model has " +
                     std::to_string(params.size()));
@@ -193,7 +186,6 @@ Checkpoint load_checkpoint(const std::string& path, const std::vector<Parameter*
   }
   // Everything checked: only now does the live model change.
   for (std::size_t i = 0; i < params.size(); ++i) params[i]->mutable_value() = ckpt.params[i].value;
-  return ckpt;
 }
 
 }  // namespace ag

@@ -42,10 +42,13 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path);
 
 // Throws DataError naming the file (and the parameter) for anything wrong.
 void save_checkpoint(const std::string& path, const std::vector<Parameter*>& params, const std::string& metadata);
+// read_checkpoint refuses anything but a regular file (a FIFO, /dev/zero, a directory) before opening it.
 Checkpoint read_checkpoint(const std::string& path);
 
 // read_checkpoint, then checks that names and shapes match `params` in order,
 // then copies the values in. On any error no parameter has changed.
 Checkpoint load_checkpoint(const std::string& path, const std::vector<Parameter*>& params);
+// The same for a checkpoint already read (`path` names it in messages): the file is not read twice.
+void apply_checkpoint(const Checkpoint& ckpt, const std::vector<Parameter*>& params, const std::string& path);
 
 }  // namespace ag

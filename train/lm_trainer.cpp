@@ -1,4 +1,5 @@
 #include "train/lm_trainer.h"
+#include "train/lm_memory.h"
 
 #include <algorithm>
 #include <chrono>
@@ -133,6 +134,7 @@ LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks
   LmRun run;
   run.data = std::move(data);
   run.spec = gpt_spec(config, run.data.text.vocab.size());
+  check_gpt_memory(run.spec, lm_workload(config, run.data));  // before any block is allocated
   Rng init_rng(derive_seed(config.seed, 3));
   run.model = std::make_unique<Gpt>(run.spec, init_rng, derive_seed(config.seed, 5));
   std::unique_ptr<Optimizer> optimizer = make_optimizer(config, run.model->parameters());
@@ -213,9 +215,11 @@ Curve lm_curve(const std::string& label, const std::vector<LmPoint>& history) {
 
 namespace {
 // A draw from softmax(logits / temperature): the inverse of the cumulative sum at one uniform number.
+// In log space, shifted first: (logits - max) / temperature is at most 0 for any temperature,
+// so a subnormal temperature gives -inf (probability 0) for all but the likeliest token,
+// never inf - inf. The caller refuses logits that are not finite (weights that overflow).
 arma::uword draw(const arma::rowvec& logits, double temperature, Rng& rng) {
-  const arma::rowvec z = logits / temperature;
-  const arma::rowvec p = arma::exp(z - z.max());
+  const arma::rowvec p = arma::exp((logits - logits.max()) / temperature);
   const double u = rng.uniform() * arma::accu(p);
   double cumulative = 0;
   for (arma::uword k = 0; k < p.n_elem; ++k) {
@@ -242,6 +246,9 @@ std::vector<std::string> sample_lines(Gpt& model, const Vocabulary& vocab, std::
       tape.clear();
       NoGrad no_grad(tape);
       const arma::mat& logits = model.logits(tape, window, {n}).value();
+      if (!logits.is_finite()) {
+        throw DataError("the model's logits are not finite (NaN or inf): its weights overflow double precision");
+      }
       const arma::uword next = draw(logits.row(logits.n_rows - 1), temperature, rng);
       if (next == kBoundary) break;
       tokens.push_back(next);

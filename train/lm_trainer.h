@@ -94,7 +94,9 @@ std::string lm_point_line(const LmPoint& p, long long total_steps);
 Curve lm_curve(const std::string& label, const std::vector<LmPoint>& history);
 
 // New lines from the model: each starts at the boundary and ends at the next
-// one (or after max_chars characters); logits / temperature, drawn from rng.
+// one (or after max_chars characters); logits / temperature, drawn from rng
+// (in log space: finite at any positive temperature). Throws DataError when the
+// model's logits are not finite (weights that overflow).
 std::vector<std::string> sample_lines(Gpt& model, const Vocabulary& vocab, std::size_t count, double temperature,
                                       Rng& rng, std::size_t max_chars);
 
