@@ -277,13 +277,13 @@ double count_model_loss(const std::function<arma::uword(const ag::Sequence&, arm
   const arma::uword V = words.vocab.size();
   arma::mat counts(contexts, V, arma::fill::zeros);
   for (const ag::Sequence& s : train) {
-    for (arma::uword i = 0; i < s.input.n_elem; ++i) counts(context(s, i), s.target(i)) += 1;
+    for (arma::uword i = 0; i < s.size(); ++i) counts(context(s, i), s.target(i)) += 1;
   }
   const arma::vec totals = arma::sum(counts, 1);
   double total = 0;
   std::size_t n = 0;
   for (const ag::Sequence& s : eval) {
-    for (arma::uword i = 0; i < s.input.n_elem; ++i, ++n) {
+    for (arma::uword i = 0; i < s.size(); ++i, ++n) {
       const arma::uword c = context(s, i);
       total -= std::log((counts(c, s.target(i)) + 1) / (totals(c) + V));
     }
