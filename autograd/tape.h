@@ -114,7 +114,7 @@ struct Node {
 
 class Tape {
  public:
-  Tape();  // the first one applies MemoryPolicy::Keep (autograd/memory.h) unless the program chose
+  Tape();  // changes no process-wide setting (the memory policy is opt-in: autograd/memory.h)
   ~Tape();  // its Vars become invalid (using one throws)
   Tape(const Tape&) = delete;  // Vars point at their tape
   Tape& operator=(const Tape&) = delete;

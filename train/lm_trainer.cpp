@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "autograd/memory.h"
 #include "data/csv.h"
 #include "data/datasets.h"
 #include "nn/optim.h"
@@ -172,6 +173,7 @@ double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, ShardRunn
 
 LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks) {
   validate(config);
+  use_memory_policy();  // every step frees and reallocates its matrices: keep the pages (autograd/memory.h)
   LmRun run;
   run.data = std::move(data);
   run.spec = gpt_spec(config, run.data.text.vocab.size());

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 
+#include "autograd/memory.h"
 #include "data/csv.h"
 #include "ops/losses.h"
 #include "nn/optim.h"
@@ -173,6 +174,7 @@ Evaluation evaluate(Sequential& model, const Dataset& data, Tape& tape) {
 
 TrainRun train(const TrainConfig& config, const TrainCallbacks& callbacks) {
   validate(config);
+  use_memory_policy();  // every step frees and reallocates its matrices: keep the pages (autograd/memory.h)
   const Dataset data = make_dataset(config.dataset, config.seed, config.label_column);
   TrainRun run;
   Rng split_rng(derive_seed(config.seed, 2));
