@@ -154,7 +154,7 @@ double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, ShardRunn
   model.eval();
   const std::size_t count = (sequences.size() + kEvalSequences - 1) / kEvalSequences;
   std::vector<double> totals(count), targets(count);
-  shards.run(count, [&](std::size_t k, Tape& tape) {
+  shards.run_each(count, [&](std::size_t k, Tape& tape) {
     const std::size_t first = k * kEvalSequences, last = std::min(first + kEvalSequences, sequences.size()) - 1;
     const Batch batch = gather_sequences(sequences, arma::regspace<arma::uvec>(first, last));
     {

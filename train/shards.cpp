@@ -41,23 +41,34 @@ Tape& ShardRunner::tape(std::size_t k) {
 }
 
 void ShardRunner::run(std::size_t count, const std::function<void(std::size_t, Tape&)>& work) {
-  for (std::size_t k = 0; k < count; ++k) tape(k);  // built here, never by two threads at once
+  run_on(count, true, work);
+}
+
+void ShardRunner::run_each(std::size_t count, const std::function<void(std::size_t, Tape&)>& work) {
+  run_on(count, false, work);
+}
+
+void ShardRunner::run_on(std::size_t count, bool tape_per_shard,
+                         const std::function<void(std::size_t, Tape&)>& work) {
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(threads_), count);
+  const std::size_t tapes = tape_per_shard ? count : workers;
+  if (tapes > 0) tape(tapes - 1);  // built here, never by two threads at once
   std::vector<std::exception_ptr> errors(count);
   std::atomic<std::size_t> next{0};
-  auto worker = [&] {
+  auto worker = [&](std::size_t w) {
     for (std::size_t k; (k = next.fetch_add(1)) < count;) {
+      Tape& t = tapes_[tape_per_shard ? k : w];
       try {
-        tapes_[k].clear();
-        work(k, tapes_[k]);
+        t.clear();
+        work(k, t);
       } catch (...) {
         errors[k] = std::current_exception();
       }
     }
   };
   std::vector<std::thread> helpers;
-  const std::size_t extra = std::min<std::size_t>(static_cast<std::size_t>(threads_), count);
-  for (std::size_t t = 1; t < extra; ++t) helpers.emplace_back(worker);
-  worker();
+  for (std::size_t w = 1; w < workers; ++w) helpers.emplace_back(worker, w);
+  worker(0);
   for (std::thread& t : helpers) t.join();
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);

@@ -38,11 +38,15 @@ class ShardRunner {
   // work(k, tape) for k = 0 .. count-1, tape k cleared first, on up to threads()
   // threads (the caller's among them). If shards throw, rethrows the lowest one's error.
   void run(std::size_t count, const std::function<void(std::size_t, Tape&)>& work);
+  // The same, each k on the running thread's own tape (cleared first): for work
+  // that leaves nothing on its tape for later, such as an evaluation's chunks.
+  void run_each(std::size_t count, const std::function<void(std::size_t, Tape&)>& work);
   // Adds the parameter gradients of shards 0 .. count-1, in that order.
   void add_param_grads(std::size_t count);
 
  private:
   Tape& tape(std::size_t k);
+  void run_on(std::size_t count, bool tape_per_shard, const std::function<void(std::size_t, Tape&)>& work);
   int threads_;
   std::deque<Tape> tapes_;  // one per shard, reused every step; a deque never moves them
 };
