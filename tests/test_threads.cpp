@@ -96,6 +96,27 @@ BOOST_AUTO_TEST_CASE(two_threads_run_two_shards_at_once) {
   BOOST_TEST(met.load());
 }
 
+// Shard 0 finishes last, yet its gradient is added first: (1 + 1e16) - 1e16 is 0 in
+// shard order, and any other order (the order the shards finished: 1e16 - 1e16 + 1) gives 1.
+BOOST_AUTO_TEST_CASE(gradients_are_added_in_shard_order_not_in_the_order_shards_finish) {
+  Parameter p("w", arma::mat(1, 1, arma::fill::ones));
+  const double scale[3] = {1.0, 1e16, -1e16};
+  std::atomic<int> finished{0};
+  ShardRunner runner(2);
+  runner.run(3, [&](std::size_t k, Tape& tape) {
+    if (k == 0) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // generous: the machine may be loaded
+      while (finished.load() < 2 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    }
+    tape.backward(mul_scalar(tape.param(p), scale[k]));
+    ++finished;
+  });
+  BOOST_TEST(p.grad()(0, 0) == 0.0);  // nothing added before add_param_grads
+  runner.add_param_grads(3);
+  BOOST_TEST(p.grad()(0, 0) == (1.0 + 1e16) - 1e16);
+  BOOST_TEST((1.0 + 1e16) - 1e16 != (1e16 - 1e16) + 1.0);  // the order matters for these numbers
+}
+
 BOOST_AUTO_TEST_CASE(an_error_in_a_shard_is_rethrown_the_lowest_first) {
   ShardRunner runner(2);
   try {
