@@ -14,7 +14,7 @@ namespace ag {
 namespace {
 
 std::mutex g_mutex;
-std::atomic<bool> g_chosen{false};  // a policy was applied (by the program or by the first Tape)
+std::atomic<bool> g_chosen{false};  // a program chose a policy (set_memory_policy or use_memory_policy)
 MemoryPolicy g_policy = MemoryPolicy::GlibcDefaults;
 
 // glibc's documented defaults (mallopt(3)); setting them explicitly turns off
@@ -59,7 +59,9 @@ MemoryPolicy memory_policy() {
   return g_policy;
 }
 
-void apply_default_memory_policy() {
+bool memory_policy_chosen() { return g_chosen.load(std::memory_order_acquire); }
+
+void use_memory_policy() {
   if (g_chosen.load(std::memory_order_acquire)) return;  // the common case: one load per Tape
   std::lock_guard<std::mutex> lock(g_mutex);
   if (!g_chosen.load(std::memory_order_relaxed)) apply(MemoryPolicy::Keep);
@@ -85,7 +87,8 @@ const char* memory_policy_note() {
   return memory_policy() == MemoryPolicy::Keep
              ? "freed memory kept for reuse (M_MMAP_MAX=0, M_TRIM_THRESHOLD=2 GB), the heap on huge pages "
                "from Tape::clear(); ag::MemoryPolicy::Keep"
-             : "glibc defaults (mmap and trim above 128 KB; ag::MemoryPolicy::GlibcDefaults)";
+             : memory_policy_chosen() ? "glibc defaults (mmap and trim above 128 KB; ag::MemoryPolicy::GlibcDefaults)"
+                                      : "glibc's defaults, untouched (the program did not ask for ag::use_memory_policy())";
 }
 
 }  // namespace ag

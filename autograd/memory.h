@@ -9,12 +9,17 @@
 // cost more than the arithmetic: a small training step measured 50,293 minor
 // faults in 300 steps with the defaults and 2,246 with freed memory kept.
 //
-// MemoryPolicy::Keep (applied the first time a Tape is built, unless the
-// program chose a policy before) serves every block from the heap and never
-// trims it, so freed pages are reused as they are. The cost: the process
-// keeps its peak heap for its lifetime (reused by later steps, not leaked).
-// The glibc tunables MALLOC_MMAP_MAX_=0 and MALLOC_TRIM_THRESHOLD_ do the
-// same from outside a program.
+// MemoryPolicy::Keep serves every block from the heap and never trims it, so
+// freed pages are reused as they are. The cost: the process keeps its peak
+// heap for its lifetime (reused by later steps, not leaked). The glibc
+// tunables MALLOC_MMAP_MAX_=0 and MALLOC_TRIM_THRESHOLD_ do the same from
+// outside a program.
+//
+// Opt-in: malloc's settings belong to the whole process, so the library
+// changes none unless the program asks. use_memory_policy() asks for Keep
+// (the autograd program, ag::train and ag::train_lm, and the benchmarks call
+// it); set_memory_policy() chooses either. A program that does neither keeps
+// glibc's defaults, untouched, and pays the faults above.
 #pragma once
 
 namespace ag {
@@ -27,12 +32,15 @@ enum class MemoryPolicy {
 // Sets the policy now, for the whole process (malloc's settings are global).
 void set_memory_policy(MemoryPolicy policy);
 
-// The policy in force; Keep once a Tape was built, unless set otherwise.
-MemoryPolicy memory_policy();
+// The program asks for Keep: applied unless a policy was chosen already (an
+// earlier set_memory_policy wins). Cheap after the first call.
+void use_memory_policy();
 
-// Called by every Tape constructor: applies Keep the first time, unless
-// set_memory_policy ran before. Cheap after the first call.
-void apply_default_memory_policy();
+// Whether a program chose a policy; until then the library has changed nothing.
+bool memory_policy_chosen();
+
+// The policy in force: GlibcDefaults until a program asks for Keep.
+MemoryPolicy memory_policy();
 
 // Under Keep, backs the part of the heap that grew since the last call with
 // transparent huge pages (madvise MADV_HUGEPAGE, then MADV_COLLAPSE for pages

@@ -1,9 +1,11 @@
 #include "autograd/tape.h"
 
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "autograd/memory.h"
+#include "autograd/tape_token.h"
 
 namespace ag {
 
@@ -11,24 +13,6 @@ std::string shape_str(arma::uword rows, arma::uword cols) {
   return std::to_string(rows) + "x" + std::to_string(cols);
 }
 std::string shape_str(const arma::mat& m) { return shape_str(m.n_rows, m.n_cols); }
-
-// Every step frees and reallocates the tape's matrices: keep that memory in
-// the process, or each step page-faults it back in (autograd/memory.h).
-Tape::Tape() { apply_default_memory_policy(); }
-
-const arma::mat& Var::value() const {
-  if (tape == nullptr) throw Error("Var: this handle is empty (it was never recorded on a tape)");
-  return tape->value(*this);
-}
-const arma::mat& Var::grad() const {
-  if (tape == nullptr) throw Error("Var: this handle is empty (it was never recorded on a tape)");
-  return tape->grad(*this);
-}
-double Var::item() const {
-  const arma::mat& v = value();
-  if (v.n_elem != 1) throw Error("item: the value is " + shape_str(v) + ", not 1x1");
-  return v(0, 0);
-}
 
 void Node::reset() {
   op.clear();
@@ -39,13 +23,15 @@ void Node::reset() {
   value.reset();
   grad.reset();
   backward = nullptr;
-  param = nullptr;
+  param.reset();
+  is_param = false;
   requires_grad = false;
   freed = false;
 }
 
 Tape& tape_of(const char* op, Var a) {
   if (a.tape == nullptr) throw Error(std::string(op) + ": the input is an empty Var (never recorded on a tape)");
+  a.check_live(op);
   a.tape->check(a, op);
   return *a.tape;
 }
@@ -55,6 +41,7 @@ Tape& tape_of(const char* op, Var a, Var b) {
   if (b.tape == nullptr)
     throw Error(std::string(op) + ": the second input is an empty Var (never recorded on a tape)");
   if (b.tape != a.tape) throw Error(std::string(op) + ": the two inputs were recorded on different tapes");
+  b.check_live(op);
   t.check(b, op);
   return t;
 }
@@ -114,7 +101,7 @@ Var Tape::finish_node() {
     nodes_.pop_back();
     throw AnomalyError(message);
   }
-  return Var{this, nodes_.size() - 1, generation_};
+  return Var{this, nodes_.size() - 1, generation_, token_};
 }
 
 // A closure that changes the tape it is walked on would invalidate the walk
@@ -176,7 +163,8 @@ Var Tape::param(Parameter& p) {
                 shape_str(p.grad()) + "; after reshaping a parameter call zero_grad() to reshape its gradient");
   }
   Node& n = new_node("param:" + p.name(), p.value());
-  n.param = &p;
+  n.param = p.handle();
+  n.is_param = true;
   n.requires_grad = grad_enabled_;
   return finish_node();
 }
@@ -286,7 +274,7 @@ Node& Tape::start_backward(Var output, const arma::mat& doutput) {
   // Intermediate gradients belong to this pass; leaf gradients accumulate.
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     Node& n = nodes_[i];
-    if (n.backward || n.freed || n.param != nullptr) n.grad.reset();
+    if (n.backward || n.freed || (n.is_param && !keep_param_grads_)) n.grad.reset();
   }
   return out;
 }
@@ -346,16 +334,48 @@ void Tape::run_backward(std::size_t output) {
     Node& n = nodes_[i];
     if (!n.requires_grad || n.grad.n_elem == 0) continue;
     current_node_ = i;
-    if (n.param != nullptr) n.param->mutable_grad() += n.grad;
+    if (n.is_param) add_to_parameter(n, i);
     else if (n.freed) throw freed_error(n, i);
     else if (n.backward) n.backward(*this, n);
+  }
+}
+
+namespace {
+// The gradient of a parameter node into its Parameter, under the parameter's lock.
+void add_into(const Node& n, std::size_t id) {
+  const std::shared_ptr<ParameterState> p = n.param.lock();
+  if (!p) {
+    throw Error("backward: parameter " + node_name(n, id) +
+                " was destroyed before backward; keep a Parameter alive until every tape that read it ran backward");
+  }
+  std::lock_guard<std::mutex> lock(p->grad_mutex);
+  if (arma::size(p->grad) != arma::size(n.grad)) {
+    throw Error("backward: parameter " + node_name(n, id) + " has a " + shape_str(p->grad) +
+                " gradient now; it was reshaped after the tape read it");
+  }
+  p->grad += n.grad;
+}
+}  // namespace
+
+void Tape::add_to_parameter(Node& n, std::size_t id) {
+  if (!keep_param_grads_) add_into(n, id);  // else it stays on the tape until add_param_grads()
+}
+
+void Tape::add_param_grads() {
+  refuse_inside_backward("added parameter gradients");
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    Node& n = nodes_[i];
+    if (!n.is_param || arma::size(n.grad) != arma::size(n.value)) continue;  // no gradient reached it
+    add_into(n, i);
+    n.grad.reset();
   }
 }
 
 void Tape::clear() {
   refuse_inside_backward("cleared the tape");
   nodes_.clear();
-  ++generation_;
+  generation_ = next_generation();
+  token_->generation.store(generation_, std::memory_order_release);
   back_heap_with_huge_pages();  // what this step grew, the next ones reuse (autograd/memory.h)
 }
 

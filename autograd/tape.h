@@ -15,6 +15,11 @@
 // Backward is walked, never changed: a backward closure may only accumulate
 // into its inputs' gradients. Recording a node, clearing the tape or starting
 // another backward from inside a backward throws an ag::Error naming the node.
+//
+// How long a Var lives: until its tape is cleared or destroyed. Using it later
+// throws an ag::Error that says which of the two happened. A Var checks through
+// its tape's token (a pair of counters in a pool that is never freed), so it
+// never reads a tape that is gone: one load on the hot path, no reference count.
 #pragma once
 
 #include <armadillo>
@@ -22,21 +27,18 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "autograd/error.h"
 #include "autograd/parameter.h"
 #include "autograd/stable_vector.h"
 
 namespace ag {
 
 class Tape;
-
-// Thrown for every misuse: the message names the op, the shapes, what was expected.
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // Anomaly mode: the first NaN/inf produced in forward or backward.
 struct AnomalyError : Error {
@@ -47,11 +49,20 @@ struct AnomalyError : Error {
 std::string shape_str(const arma::mat& m);
 std::string shape_str(arma::uword rows, arma::uword cols);
 
-// A handle to one value on a tape. Cheap to copy; valid until the tape is cleared.
+// Whether a tape is alive: its current generation and the one it was built with.
+// Generations are unique in the process (one counter for all tapes), so a token
+// reused by a later tape never matches a Var of an earlier one.
+struct TapeToken;
+
+// A handle to one value on a tape. Cheap to copy; valid until the tape is cleared or destroyed.
 struct Var {
   Tape* tape = nullptr;
   std::size_t id = 0;
   std::uint64_t generation = 0;  // which clear() of the tape it belongs to (64 bits: never wraps)
+  const TapeToken* token = nullptr;
+
+  // Throws naming `what` unless the tape is alive and not cleared since this Var was recorded.
+  void check_live(const char* what) const;
 
   const arma::mat& value() const;
   const arma::mat& grad() const;  // d(output)/d(this) after backward
@@ -92,7 +103,8 @@ struct Node {
   arma::mat value;
   arma::mat grad;                     // empty until a gradient reaches it
   BackwardFn backward;                // empty for leaves and constants
-  Parameter* param = nullptr;         // parameter leaves write their gradient here
+  std::weak_ptr<ParameterState> param;  // parameter leaves write their gradient here
+  bool is_param = false;
   bool requires_grad = false;
   bool freed = false;                 // backward already ran and released the closure
 
@@ -102,7 +114,8 @@ struct Node {
 
 class Tape {
  public:
-  Tape();  // the first one applies MemoryPolicy::Keep (autograd/memory.h) unless the program chose
+  Tape();  // changes no process-wide setting (the memory policy is opt-in: autograd/memory.h)
+  ~Tape();  // its Vars become invalid (using one throws)
   Tape(const Tape&) = delete;  // Vars point at their tape
   Tape& operator=(const Tape&) = delete;
 
@@ -144,6 +157,15 @@ class Tape {
   // (std::move(dy) or a temporary) instead of copying it.
   void backward(Var output, arma::mat&& doutput, bool retain_graph = false);
 
+  // Where backward puts a parameter's gradient. By default it adds into the
+  // Parameter (under its lock). With keep_param_grads(true) it stays on this
+  // tape, accumulating over backward calls, until add_param_grads() adds each
+  // parameter node's gradient into its Parameter, in node order, and empties it:
+  // several tapes on several threads, added in a fixed order, give the same
+  // bits whatever the threads did (train/shards.h).
+  void keep_param_grads(bool on) { keep_param_grads_ = on; }
+  void add_param_grads();
+
   // Forget every node. Vars from before become invalid (using one throws).
   void clear();
 
@@ -175,11 +197,14 @@ class Tape {
   Node& start_backward(Var output, const arma::mat& doutput);  // checks; resets this pass's gradients
   void finish_backward(std::size_t output, bool retain_graph);
   void run_backward(std::size_t output);
+  void add_to_parameter(Node& n, std::size_t id);
 
+  TapeToken* token_;  // what this tape's Vars check (never freed)
   StableVector<Node> nodes_;  // in execution order; never moved, reused after clear()
   std::uint64_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_ = false;
+  bool keep_param_grads_ = false;
   bool in_backward_ = false;
   std::size_t current_node_ = 0;  // the node whose backward is running
 };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/memory.h"
 #include "autograd/tape.h"
 #include "cli/cli.h"
 #include "data/csv.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   // write fails with EPIPE, and the check after the command says so on stderr
   // instead of the program dying silently (or gnuplot's pipe killing it).
   std::signal(SIGPIPE, SIG_IGN);
+  ag::use_memory_policy();  // the program asks for the library's memory policy (autograd/memory.h)
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_usage(std::cerr);

@@ -7,6 +7,7 @@
 
 #include "data/csv.h"
 #include "data/text.h"
+#include "train/shards.h"
 
 namespace cli {
 
@@ -29,6 +30,7 @@ void add_train_options(po::options_description& options, TrainOptions& v, const 
       ("batch-size", po::value(&v.batch_size)->default_value(v.batch_size), "samples per step (gpt: lines per step)")
       ("seed", po::value(&v.seed)->default_value(v.seed), "seed for the data, the split, the weights and the batches")
       ("validation", po::value(&v.validation)->default_value(v.validation, "0.2"), "fraction held out for validation (gpt: of the lines, default 0.1)")
+      ("threads", po::value(&v.threads)->default_value(ag::default_threads()), "threads a batch's shards run on (default: the machine's cores); any number gives the same result, bit for bit")
       ("out", po::value(&v.out)->default_value(out_default), "output directory")
       ("layers", po::value(&v.layers)->default_value(v.layers), "gpt: transformer blocks")
       ("heads", po::value(&v.heads)->default_value(v.heads), "gpt: attention heads per block")
@@ -142,6 +144,7 @@ ag::TrainConfig make_config(const TrainOptions& v, const std::string& norm, cons
   require(v.epochs >= 1 && v.epochs <= 1000000, "--epochs must be from 1 to 1000000, got " + std::to_string(v.epochs));
   require(v.batch_size >= 1, "--batch-size must be at least 1, got " + std::to_string(v.batch_size));
   require(v.seed >= 0, "--seed must be 0 or more, got " + std::to_string(v.seed));
+  require(v.threads >= 1 && v.threads <= 256, "--threads must be from 1 to 256, got " + std::to_string(v.threads));
   require(v.optimizer == "sgd" || v.optimizer == "adam" || v.optimizer == "adamw",
           "--optimizer '" + v.optimizer + "' is not one of sgd, adam, adamw");
   ag::TrainConfig c;
@@ -165,6 +168,7 @@ ag::TrainConfig make_config(const TrainOptions& v, const std::string& norm, cons
   c.batch_size = static_cast<arma::uword>(v.batch_size);
   c.seed = static_cast<std::uint64_t>(v.seed);
   c.validation_fraction = v.validation;
+  c.threads = static_cast<int>(v.threads);
   return c;
 }
 
@@ -196,6 +200,7 @@ ag::LmConfig make_lm_config(const TrainOptions& v, const std::string& placement,
   c.epochs = static_cast<int>(within("epochs", v.epochs, 1, 1000000));
   c.batch_size = static_cast<arma::uword>(within("batch-size", v.batch_size, 1, 4096));
   c.warmup = static_cast<int>(within("warmup", v.warmup, 0, 1000000000));
+  c.threads = static_cast<int>(within("threads", v.threads, 1, 256));
   try {
     c.placement = ag::parse_placement(placement);
     c.norm = ag::parse_norm(norm);

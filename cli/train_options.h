@@ -22,6 +22,7 @@ struct TrainOptions {
   std::string activation = "relu", optimizer = "adam", schedule = "constant", out;
   double lr = 1e-3, momentum = 0.9, weight_decay = 0.0, clip = 0.0, validation = 0.2;
   long long epochs = 20, batch_size = 32, seed = 0;
+  long long threads = 1;  // --threads, default the machine's cores
   // --model gpt only
   long long layers = 4, heads = 4, width = 64, context = 32, warmup = 200;
   std::string norm_placement = "pre";

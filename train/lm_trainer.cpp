@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <limits>
 
+#include "autograd/memory.h"
 #include "data/csv.h"
 #include "data/datasets.h"
 #include "nn/optim.h"
 #include "ops/losses.h"
 #include "ops/softmax.h"
+#include "train/shards.h"
 
 namespace ag {
 
@@ -19,6 +21,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kEvalSequences = 64;  // sequences per forward pass when evaluating
+constexpr std::size_t kShardSequences = 8;  // sequences per shard of a training batch (train/shards.h)
 
 void validate(const LmConfig& c) {
   if (c.epochs < 1) throw Error("train: epochs must be at least 1, got " + std::to_string(c.epochs));
@@ -39,25 +42,42 @@ struct StepContext {
   Gpt& model;
   Optimizer& optimizer;
   const LmConfig& config;
-  Tape& tape;
+  ShardRunner& shards;
   long long step = 0, total = 0;
 };
 
-// One step on one batch; returns the batch's mean loss per target.
-double train_step(StepContext& ctx, const Batch& batch, int epoch, std::size_t s, std::size_t steps) {
+// One step on the batch of sequences `rows`, cut into shards (train/shards.h);
+// returns the batch's mean loss per target. Shard k's loss is its mean, so its
+// backward is seeded with its share of the batch's targets, n_k / n.
+double train_step(StepContext& ctx, const std::vector<Sequence>& sequences, const arma::uvec& rows, int epoch,
+                  std::size_t s, std::size_t steps, std::size_t& targets) {
   ctx.optimizer.set_lr(lm_learning_rate(ctx.config, ctx.step++, ctx.total));
-  ctx.tape.clear();
-  Var loss = softmax_cross_entropy(ctx.model.logits(ctx.tape, batch.input, batch.lengths), batch.target);
-  const double value = loss.item();
+  std::vector<Batch> shards;
+  double n = 0;
+  for (const arma::uvec& shard : cut_into_shards(rows, kShardSequences)) {
+    shards.push_back(gather_sequences(sequences, shard));
+    n += static_cast<double>(shards.back().target.n_elem);
+  }
+  std::vector<double> losses(shards.size());
+  ctx.shards.run(shards.size(), [&](std::size_t k, Tape& tape) {
+    const Batch& b = shards[k];
+    Var loss = softmax_cross_entropy(ctx.model.logits(tape, b.input, b.lengths), b.target);
+    losses[k] = loss.item();
+    const double share = static_cast<double>(b.target.n_elem) / n;
+    if (std::isfinite(losses[k])) tape.backward(loss, arma::mat(1, 1, arma::fill::value(share)));
+  });
+  double value = 0;
+  for (std::size_t k = 0; k < shards.size(); ++k) value += losses[k] * static_cast<double>(shards[k].target.n_elem) / n;
   if (!std::isfinite(value)) {
     throw TrainingDiverged("the loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") + " at epoch " +
                            std::to_string(epoch) + ", step " + std::to_string(s + 1) + " of " + std::to_string(steps) +
                            " (try a smaller learning rate)");
   }
   ctx.optimizer.zero_grad();
-  ctx.tape.backward(loss);
+  ctx.shards.add_param_grads(shards.size());
   if (ctx.config.clip > 0) clip_grad_norm(ctx.model.parameters(), ctx.config.clip);
   ctx.optimizer.step();
+  targets = static_cast<std::size_t>(n);
   return value;
 }
 
@@ -129,8 +149,32 @@ double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, Tape& tap
   return total / static_cast<double>(n);
 }
 
+double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, ShardRunner& shards) {
+  if (sequences.empty()) return kNaN;
+  const bool was_training = model.training();
+  model.eval();
+  const std::size_t count = (sequences.size() + kEvalSequences - 1) / kEvalSequences;
+  std::vector<double> totals(count), targets(count);
+  shards.run_each(count, [&](std::size_t k, Tape& tape) {
+    const std::size_t first = k * kEvalSequences, last = std::min(first + kEvalSequences, sequences.size()) - 1;
+    const Batch batch = gather_sequences(sequences, arma::regspace<arma::uvec>(first, last));
+    {
+      NoGrad no_grad(tape);
+      const double loss = softmax_cross_entropy(model.logits(tape, batch.input, batch.lengths), batch.target).item();
+      totals[k] = loss * static_cast<double>(batch.target.n_elem);
+      targets[k] = static_cast<double>(batch.target.n_elem);
+    }
+    tape.clear();  // a chunk's values are not needed after it: free them now
+  });
+  model.train(was_training);
+  double total = 0, n = 0;
+  for (std::size_t k = 0; k < count; ++k) total += totals[k], n += targets[k];  // in chunk order, as evaluate_lm(tape)
+  return total / n;
+}
+
 LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks) {
   validate(config);
+  use_memory_policy();  // every step frees and reallocates its matrices: keep the pages (autograd/memory.h)
   LmRun run;
   run.data = std::move(data);
   run.spec = gpt_spec(config, run.data.text.vocab.size());
@@ -139,9 +183,10 @@ LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks
   run.model = std::make_unique<Gpt>(run.spec, init_rng, derive_seed(config.seed, 5));
   std::unique_ptr<Optimizer> optimizer = make_optimizer(config, run.model->parameters());
   Rng batch_rng(derive_seed(config.seed, 4));
-  Tape tape, eval_tape;
+  // Dropout draws from the blocks' own streams as they run: one thread keeps their order.
+  ShardRunner shards(config.dropout > 0 ? 1 : (config.threads > 0 ? config.threads : default_threads()));
   const std::size_t per_epoch = (run.data.train.size() + config.batch_size - 1) / config.batch_size;
-  StepContext ctx{*run.model, *optimizer, config, tape, 0, static_cast<long long>(per_epoch) * config.epochs};
+  StepContext ctx{*run.model, *optimizer, config, shards, 0, static_cast<long long>(per_epoch) * config.epochs};
   const std::size_t evals = std::min<std::size_t>(std::max(config.evals_per_epoch, 1), per_epoch);
   const auto start = std::chrono::steady_clock::now();
   double loss_sum = 0, interval_sum = 0;
@@ -151,19 +196,19 @@ LmRun train_lm(const LmConfig& config, LmData data, const LmCallbacks& callbacks
     loss_sum = 0;
     seen = 0;
     for (std::size_t s = 0, next_eval = 1; s < batches.size(); ++s) {
-      const Batch batch = gather_sequences(run.data.train, batches[s]);
-      const double loss = train_step(ctx, batch, epoch, s, batches.size());
-      const double n = static_cast<double>(batch.target.n_elem);
+      std::size_t targets = 0;
+      const double loss = train_step(ctx, run.data.train, batches[s], epoch, s, batches.size(), targets);
+      const double n = static_cast<double>(targets);
       loss_sum += loss * n;  // for the progress bar: this epoch so far
       interval_sum += loss * n;  // for the curve: since the last evaluation
-      seen += batch.target.n_elem;
-      interval_seen += batch.target.n_elem;
+      seen += targets;
+      interval_seen += targets;
       if (callbacks.on_step) {
         callbacks.on_step({epoch, config.epochs, s + 1, batches.size(), loss_sum / static_cast<double>(seen), kNaN});
       }
       if (s + 1 != (next_eval * batches.size()) / evals) continue;  // evaluate evals times, evenly spread
       ++next_eval;
-      const double val = evaluate_lm(*run.model, run.data.validation, eval_tape);
+      const double val = evaluate_lm(*run.model, run.data.validation, shards);
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
       run.history.push_back({ctx.step, (epoch - 1) + static_cast<double>(s + 1) / static_cast<double>(batches.size()),
                              interval_sum / static_cast<double>(interval_seen), val, elapsed.count()});

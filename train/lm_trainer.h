@@ -40,6 +40,9 @@ struct LmConfig {
   arma::uword batch_size = 32;      // sequences (lines) per step
   std::uint64_t seed = 0;
   double validation_fraction = 0.1;
+  int threads = 0;                  // shards run on this many threads; 0 = the machine's cores.
+                                    // The result is the same to the last bit for any number
+                                    // (train/shards.h); with dropout, one thread.
 };
 
 // The learning rate at step (0-based) of `total`.
@@ -58,6 +61,9 @@ GptSpec gpt_spec(const LmConfig& config, arma::uword vocab);
 
 // Mean cross-entropy per target of `sequences` (nats per character), without gradients.
 double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, Tape& tape);
+// The same, its chunks of sequences on the runner's threads, added in chunk order: the same bits.
+class ShardRunner;
+double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, ShardRunner& shards);
 
 // One evaluation: after `step` steps (`epoch` passes over the training set).
 struct LmPoint {

@@ -7,15 +7,18 @@
 #include <limits>
 #include <memory>
 
+#include "autograd/memory.h"
 #include "data/csv.h"
 #include "ops/losses.h"
 #include "nn/optim.h"
+#include "train/shards.h"
 
 namespace ag {
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t kShardRows = 64;  // rows per shard of a batch: below that, threads cost more than they save
 
 void validate(const TrainConfig& c) {
   if (c.epochs < 1) throw Error("train: epochs must be at least 1, got " + std::to_string(c.epochs));
@@ -48,10 +51,45 @@ struct EpochContext {
   Sequential& model;
   Optimizer& optimizer;
   const Dataset& train;
-  Tape& tape;
+  ShardRunner& shards;
   double clip;
   const TrainCallbacks& callbacks;
 };
+
+struct StepResult {
+  double loss = 0, correct = 0;  // the batch's mean loss; its correct predictions (classes)
+};
+
+// One step on the batch `rows`, cut into shards of kShardRows (train/shards.h).
+// Shard k's loss is its mean, so its backward is seeded with its share n_k / n.
+StepResult train_step(EpochContext& ctx, const arma::uvec& rows) {
+  const bool classify = ctx.train.task == Task::Classification;
+  const std::vector<arma::uvec> shards = cut_into_shards(rows, kShardRows);
+  const double n = static_cast<double>(rows.n_elem);
+  std::vector<StepResult> results(shards.size());
+  ctx.shards.run(shards.size(), [&](std::size_t k, Tape& tape) {
+    const arma::uvec labels = classify ? ctx.train.labels(shards[k]) : arma::uvec();
+    const arma::mat targets = classify ? arma::mat() : arma::mat(ctx.train.y.rows(shards[k]));
+    Var out = ctx.model(tape.constant(ctx.train.x.rows(shards[k]), "x"));
+    Var loss = batch_loss(out, ctx.train, labels, targets);
+    const double share = static_cast<double>(shards[k].n_elem) / n;
+    results[k].loss = loss.value()(0);
+    if (classify) results[k].correct = accuracy(out.value(), labels) * static_cast<double>(shards[k].n_elem);
+    if (std::isfinite(results[k].loss)) tape.backward(loss, arma::mat(1, 1, arma::fill::value(share)));
+  });
+  StepResult step;
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    step.loss += results[k].loss * static_cast<double>(shards[k].n_elem) / n;
+    step.correct += results[k].correct;
+  }
+  if (std::isfinite(step.loss)) {
+    ctx.optimizer.zero_grad();
+    ctx.shards.add_param_grads(shards.size());
+    if (ctx.clip > 0) clip_grad_norm(ctx.model.parameters(), ctx.clip);
+    ctx.optimizer.step();
+  }
+  return step;
+}
 
 // One pass over the shuffled training set; returns the running loss and accuracy.
 Evaluation run_epoch(EpochContext& ctx, const std::vector<arma::uvec>& batches, int epoch, int epochs) {
@@ -60,23 +98,14 @@ Evaluation run_epoch(EpochContext& ctx, const std::vector<arma::uvec>& batches, 
   const bool classify = ctx.train.task == Task::Classification;
   for (std::size_t s = 0; s < batches.size(); ++s) {
     const arma::uvec& rows = batches[s];
-    const arma::uvec labels = classify ? ctx.train.labels(rows) : arma::uvec();
-    const arma::mat targets = classify ? arma::mat() : arma::mat(ctx.train.y.rows(rows));
-    ctx.tape.clear();  // one tape for the whole run: cleared, not reallocated
-    Var out = ctx.model(ctx.tape.constant(ctx.train.x.rows(rows), "x"));
-    Var loss = batch_loss(out, ctx.train, labels, targets);
-    const double value = loss.value()(0);
-    if (!std::isfinite(value)) {
-      throw TrainingDiverged("the loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") +
+    const StepResult step = train_step(ctx, rows);
+    if (!std::isfinite(step.loss)) {
+      throw TrainingDiverged("the loss became " + std::string(std::isnan(step.loss) ? "NaN" : "infinite") +
                              " at epoch " + std::to_string(epoch) + ", step " + std::to_string(s + 1) + " of " +
                              std::to_string(batches.size()) + " (try a smaller learning rate)");
     }
-    ctx.optimizer.zero_grad();
-    ctx.tape.backward(loss);
-    if (ctx.clip > 0) clip_grad_norm(ctx.model.parameters(), ctx.clip);
-    ctx.optimizer.step();
-    loss_sum += value * static_cast<double>(rows.n_elem);
-    if (classify) correct += accuracy(out.value(), labels) * static_cast<double>(rows.n_elem);
+    loss_sum += step.loss * static_cast<double>(rows.n_elem);
+    correct += step.correct;
     seen += rows.n_elem;
     if (ctx.callbacks.on_step) {
       const double n = static_cast<double>(seen);
@@ -145,6 +174,7 @@ Evaluation evaluate(Sequential& model, const Dataset& data, Tape& tape) {
 
 TrainRun train(const TrainConfig& config, const TrainCallbacks& callbacks) {
   validate(config);
+  use_memory_policy();  // every step frees and reallocates its matrices: keep the pages (autograd/memory.h)
   const Dataset data = make_dataset(config.dataset, config.seed, config.label_column);
   TrainRun run;
   Rng split_rng(derive_seed(config.seed, 2));
@@ -162,8 +192,9 @@ TrainRun train(const TrainConfig& config, const TrainCallbacks& callbacks) {
   schedule.step_size = std::max(1, config.epochs / 3);
 
   Rng batch_rng(derive_seed(config.seed, 4));
-  Tape tape, eval_tape;
-  EpochContext ctx{run.model, *optimizer, run.split.train, tape, config.clip, callbacks};
+  ShardRunner shards(config.threads > 0 ? config.threads : default_threads());
+  Tape eval_tape;
+  EpochContext ctx{run.model, *optimizer, run.split.train, shards, config.clip, callbacks};
   const auto start = std::chrono::steady_clock::now();
   for (int epoch = 1; epoch <= config.epochs; ++epoch) {
     optimizer->set_lr(schedule.at(epoch - 1));

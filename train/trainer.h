@@ -34,6 +34,8 @@ struct TrainConfig {
   arma::uword batch_size = 32;
   std::uint64_t seed = 0;
   double validation_fraction = 0.2;
+  int threads = 0;                        // a batch of more than 64 rows runs in shards on this many
+                                          // threads; 0 = the machine's cores. Same bits for any number.
 };
 
 struct EpochMetrics {
