@@ -119,6 +119,31 @@ NB_CELL {
 }
 
 // %% [markdown]
+// ## "Reduces internal covariate shift": what is known
+//
+// Seed 002 lists "Reduces Internal Covariate Shift" among the reasons
+// normalisation matters. That is the motivation BatchNorm was introduced with
+// (Ioffe and Szegedy, 2015): the distribution of a layer's inputs shifts as the
+// layers below it train, and normalising it was meant to stop that. It is not
+// what the evidence supports. Santurkar, Tsipras, Ilyas and Madry (2018, "How
+// Does Batch Normalization Help Optimization?") tested it two ways:
+//
+// - They added random noise with a changing mean and variance *after* every
+//   BatchNorm layer, so each layer's inputs shifted more than without any
+//   normalisation. The network still trained about as well as with plain
+//   BatchNorm, and better than without it.
+// - They measured internal covariate shift directly, as how much a layer's
+//   gradient changes when the layers before it take their update, and found
+//   that BatchNorm does not reduce it; in some networks it increases it.
+//
+// What they found instead is that BatchNorm makes the loss smoother: the loss
+// and its gradient change less over a step (smaller Lipschitz constants), so a
+// larger learning rate stays stable. For LayerNorm in Transformers the measured
+// story is about gradients, not input distributions: lesson 10 measures what
+// its placement does to them. The seed's other items ("enables higher learning
+// rates", "improves gradient flow") are the part that holds up.
+
+// %% [markdown]
 // ## Why Transformers do not use BatchNorm
 //
 // "Batches of one at inference" is not the reason: at inference BatchNorm

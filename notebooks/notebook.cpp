@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "autograd/memory.h"
 #include "check/listing.h"
 #include "train/shell_quote.h"
 #include "notebooks/markers.h"
@@ -200,6 +201,7 @@ void graph(const std::string& name, const std::string& dot_source) {
 // ---- the program: run every cell in order ------------------------------------------
 
 int main(int argc, char** argv) {
+  ag::use_memory_policy();  // a lesson is a program: it asks for the policy its timings assume (autograd/memory.h)
   const std::string program = std::filesystem::path(argv[0]).filename().string();
   std::string lesson = program.rfind("notebook_", 0) == 0 ? program.substr(9) : program;
   nb::images_dir_storage() = lesson + "_files";
