@@ -4,7 +4,7 @@
 // gradcheck runs it on, the constants it is recorded with (the node's
 // attributes) and how to apply it. Everything that needs the list of ops reads
 // this one: the gradcheck tests and `autograd gradcheck`, the per-node check
-// (to replay a node), the fuzzer (to draw ops) and the README's op table.
+// (to replay a node), the fuzzer (to draw ops) and docs/op-table.md.
 // Adding an op is one function in ops/ and one row in op_table.cpp.
 //
 // Composed functions (layernorm_composed, c / a, ...) record only nodes of the
@@ -71,7 +71,7 @@ using ApplyFn = std::function<Var(const std::vector<Var>& inputs, const std::vec
 
 struct OpRow {
   std::string name;                  // the Node::op name: "add", "sum(dim=1)", "add_scalar"
-  std::string forward, backward;     // the formulas, as the README prints them
+  std::string forward, backward;     // the formulas, as docs/op-table.md prints them
   std::vector<Domain> inputs;        // one per input, in argument order
   Shapes shapes = Shapes::One;
   int dim = -1;                      // the dim a reduction or norm works along; -1: none
@@ -112,7 +112,7 @@ std::vector<arma::mat> make_inputs(const OpRow& row, const GradcheckCase& c, Rng
 // Whether `x` may be input k of the row, applied with `constants`.
 bool accepts(const OpRow& row, std::size_t k, const arma::mat& x, const std::vector<double>& constants);
 
-// The op table and the composites as the README shows them (`autograd gradcheck --markdown`).
+// The op table and the composites as docs/op-table.md shows them (`autograd gradcheck --markdown`).
 std::string op_table_markdown();
 
 }  // namespace ag

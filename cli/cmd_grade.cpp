@@ -90,7 +90,7 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("timeout", po::value(&timeout)->default_value(10, "10"), "seconds a student's program may run")
       ("compile-timeout", po::value(&compile_timeout)->default_value(60, "60"), "CPU seconds a compile may use (its wall clock: 4 times that)")
       ("seed", po::value(&seed), "draw the inputs from this seed (default: a fresh one every run)")
-      ("sandbox", po::value(&sandbox)->default_value("auto"), "auto, bwrap or none (see the README)");
+      ("sandbox", po::value(&sandbox)->default_value("auto"), "auto, bwrap or none (see docs/grading.md)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;

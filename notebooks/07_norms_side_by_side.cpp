@@ -657,7 +657,7 @@ NB_CELL {
 // timing: the numbers are whatever this machine did while the notebook ran,
 // and the lead's builds may have been running at the same time.
 // `autograd bench` is the measurement to quote (more repeats, larger shapes,
-// PyTorch alongside; README, "Benchmarks").
+// PyTorch alongside; docs/performance.md).
 
 // %%
 // Forward plus backward of one version, in milliseconds.

@@ -352,7 +352,7 @@ NB_CELL {
 // against 2.48): that much is attention's, whether it uses the characters
 // before or only how many there were. The position embedding adds 0.04. A
 // longer run goes much further (the default `autograd train --model gpt`,
-// two epochs, ends near 1.9: the README has the figure).
+// two epochs, ends near 1.9: docs/tiny-gpt.md has the figure).
 //
 // ## Sampling
 //

@@ -12,7 +12,7 @@ namespace ag::kernels {
 // accumulators (N doubles: sums, mean, rstd) stay in cache. Every pass is a
 // straight sweep the hardware prefetcher can follow. Packing strips of 32-64
 // rows into a buffer (one read of x instead of two) measured slower here than
-// these sweeps with streamed outputs; see the README's performance section.
+// these sweeps with streamed outputs; see docs/performance.md.
 //
 // Sums down a column (dgamma, dbeta) are vectorised with `omp simd
 // reduction` (-fopenmp-simd: the pragma only, no OpenMP runtime): without it

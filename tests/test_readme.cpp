@@ -1,5 +1,5 @@
-// The README checked against the code, so it never rots: the first example,
-// the op table, the command-line error examples.
+// The README and docs/ checked against the code, so they never rot: the first
+// example, the op table (docs/op-table.md), the command-line error examples.
 #define BOOST_TEST_MODULE readme
 #include <boost/test/unit_test.hpp>
 
@@ -51,31 +51,46 @@ std::vector<std::string> table_lines(std::istream& text, const std::string& head
   return lines;
 }
 
-// The README's op table section shows exactly the registry's rows, ops and
+// docs/op-table.md shows exactly the registry's rows, ops and
 // composed functions, with their formulas (`autograd gradcheck --markdown`).
 BOOST_AUTO_TEST_CASE(readme_op_table_is_the_registry) {
-  std::ifstream in(AUTOGRAD_SOURCE_DIR "/README.md");
+  std::ifstream in(AUTOGRAD_SOURCE_DIR "/docs/op-table.md");
   BOOST_REQUIRE(in.good());
-  const std::vector<std::string> readme = table_lines(in, "## The op table");
+  const std::vector<std::string> readme = table_lines(in, "# The op table");
   std::istringstream generated(ag::op_table_markdown());
   const std::vector<std::string> expected = table_lines(generated, "");
   BOOST_TEST(expected.size() == ag::op_table().size() + ag::composites().size() + 4);  // two headers of 2 lines
   for (std::size_t k = 0; k < std::max(readme.size(), expected.size()); ++k) {
     const std::string want = k < expected.size() ? expected[k] : "(nothing)";
     const std::string got = k < readme.size() ? readme[k] : "(nothing)";
-    BOOST_TEST(got == want, "README op table line " << k + 1 << ":\n  is        " << got << "\n  should be " << want);
+    BOOST_TEST(got == want, "docs/op-table.md line " << k + 1 << ":\n  is        " << got << "\n  should be " << want);
   }
 }
 
-// Every command-line error the README shows ("$ autograd ..." followed by the
+// README.md and every docs/*.md, in a fixed order.
+std::vector<std::filesystem::path> documentation_pages() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> pages;
+  for (const fs::directory_entry& e : fs::directory_iterator(AUTOGRAD_SOURCE_DIR "/docs")) {
+    if (e.path().extension() == ".md") pages.push_back(e.path());
+  }
+  std::sort(pages.begin(), pages.end());
+  pages.insert(pages.begin(), fs::path(AUTOGRAD_SOURCE_DIR "/README.md"));
+  return pages;
+}
+
+// Every command-line error the README and docs/ show ("$ autograd ..." followed by the
 // one line it prints) is run as shown: exit status 2 and exactly that line on
 // stderr, so the README's error examples cannot drift from the program.
 BOOST_AUTO_TEST_CASE(readme_error_examples_are_what_the_program_prints) {
   namespace fs = std::filesystem;
-  std::ifstream in(AUTOGRAD_SOURCE_DIR "/README.md");
-  BOOST_REQUIRE(in.good());
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (const fs::path& page : documentation_pages()) {
+    std::ifstream in(page);
+    BOOST_REQUIRE(in.good());
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    lines.push_back("");  // no example spans two pages
+  }
 
   const fs::path dir = fs::temp_directory_path() / ("ag_readme_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -99,5 +114,5 @@ BOOST_AUTO_TEST_CASE(readme_error_examples_are_what_the_program_prints) {
     ++checked;
   }
   fs::remove_all(dir);
-  BOOST_TEST(checked >= 10, "found only " << checked << " error examples in the README");
+  BOOST_TEST(checked >= 10, "found only " << checked << " error examples in the README and docs/");
 }
