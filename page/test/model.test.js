@@ -22,16 +22,7 @@ const consoleErrors = [];
 const native = (hash) => JSON.parse(execFileSync(expectedBin, ["model", hash], { encoding: "utf8" }));
 const modelDraws = (page) => page.evaluate(() => Number(document.body.dataset.modelDraws || 0));
 
-async function open(browser) {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warn") consoleErrors.push(`${m.type()}: ${m.text()}`); });
-  page.on("pageerror", (e) => consoleErrors.push("page error: " + e.message));
-  page.on("requestfailed", (r) => consoleErrors.push("request failed: " + r.url()));
-  await page.goto("file://" + path.resolve(pageDir, "index.html"));
-  await page.waitForFunction(() => document.body.dataset.ready === "1", { timeout: 60000 });
-  return page;
-}
+const open = (browser) => h.openPage(browser, pageDir, "", consoleErrors);
 
 async function redraw(page, act) {
   const before = await modelDraws(page);

@@ -21,18 +21,7 @@ const url = "file://" + path.resolve(pageDir, "index.html");
 const consoleErrors = [];
 const native = (hash) => h.expected(expectedBin, hash);
 
-async function open(browser, hash = "") {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warn") consoleErrors.push(`${m.type()}: ${m.text()}`); });
-  page.on("pageerror", (e) => consoleErrors.push("page error: " + e.message));
-  page.on("requestfailed", (r) => consoleErrors.push("request failed: " + r.url()));
-  // Nothing fetched from outside: the page is its own folder (no server, no CDN).
-  page.on("request", (r) => { if (!/^(file|data):/.test(r.url())) consoleErrors.push("fetched from outside: " + r.url()); });
-  await page.goto(url + hash);
-  await page.waitForFunction(() => document.body.dataset.ready === "1", { timeout: 60000 });
-  return page;
-}
+const open = (browser, hash = "") => h.openPage(browser, pageDir, hash, consoleErrors);
 
 // Every shown number against the native build, at 17 digits and at the default 6.
 async function compareAll(page, hash, where, skip, all = false) {
