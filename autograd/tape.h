@@ -40,11 +40,6 @@ namespace ag {
 
 class Tape;
 
-// Anomaly mode: the first NaN/inf produced in forward or backward.
-struct AnomalyError : Error {
-  using Error::Error;
-};
-
 // "3x4": how every message and listing prints a shape.
 std::string shape_str(const arma::mat& m);
 std::string shape_str(arma::uword rows, arma::uword cols);
@@ -94,8 +89,39 @@ struct Saved {
   std::size_t extra_bytes = 0;
 };
 
+// What a forward-mode rule (a Jacobian-vector product) sees: the node, its
+// inputs and output as Vars, and one tangent per input, shaped like that input
+// (a zero constant for an input no tangent reached). The rule returns the
+// output's tangent, computed with ag ops, so the tangent is recorded on the
+// same tape like any value and reverse mode can differentiate it in turn
+// (reverse-over-forward: Hessian-vector products).
+struct JvpArgs {
+  Tape& tape;
+  const Node& node;      // its attributes: attribute(node, "eps")
+  std::vector<Var> x;    // the node's inputs, in argument order
+  Var y;                 // the node's output
+  std::vector<Var> dx;   // one tangent per input
+};
+using JvpFn = std::function<Var(const JvpArgs& args)>;
+
+// What an op is, said once beside its code in ops/: the name its nodes carry,
+// how many inputs it takes, its formulas as docs/op-table.md prints them and
+// its forward-mode rule. ops/ defines one per op; tools read them (the op
+// table in check/, listings, error messages).
+struct OpDef {
+  const char* name;      // Node::op: "add", "sum(dim=1)"
+  int arity;             // number of inputs; -1: any number (hcat of a list)
+  const char* forward;   // "y = a + b"
+  const char* backward;  // "da = dy, db = dy"
+  const char* tangent;   // "dy = da + db": the forward-mode rule as text
+  JvpFn jvp;             // empty: forward mode through the op is refused, naming it
+};
+
 struct Node {
   std::string op;                     // "mul", "matmul", "leaf", "param:fc1.weight" ...
+  const OpDef* def = nullptr;         // the op recorded through record(def, ...); null for leaves
+  JvpFn jvp;                          // its forward-mode rule (def->jvp unless the op passed its own)
+  bool tangent = false;               // recorded by a forward-mode pass: a tangent, not a primal value
   std::vector<std::size_t> inputs;    // node ids, in argument order
   std::vector<std::size_t> saved;     // node ids whose values backward reads
   std::size_t extra_saved_bytes = 0;  // tensors the closure owns (mean, rstd, masks)
@@ -137,6 +163,14 @@ class Tape {
   // Used by ops: record one node with its backward and what that backward reads.
   Var record(std::string op, const std::vector<Var>& inputs, arma::mat value,
              BackwardFn backward, const Saved& saved = {});
+  // The same for an op described by an OpDef: the node carries def's name and
+  // forward-mode rule, or `jvp` when the op passes its own (one that captures
+  // what its backward captures: indices, masks). Refuses a wrong input count.
+  Var record(const OpDef& def, const std::vector<Var>& inputs, arma::mat value,
+             BackwardFn backward, const Saved& saved = {}, JvpFn jvp = {});
+
+  // A Var for node `id` of this tape, as recorded (throws for an id past the end).
+  Var var(std::size_t id) const;
 
   // Used by ops after record: note a constant the op was called with.
   void set_attribute(Var v, const char* name, double value);
@@ -211,6 +245,9 @@ class Tape {
 
 // The value of node's attribute `name`; throws naming the op when it has none.
 double attribute(const Node& node, const char* name);
+
+// "'mul' (node 3, 2x2)": how messages name a node.
+std::string node_name(const Node& node, std::size_t id);
 
 // "add_scalar c=2.5": the op name followed by its attributes.
 std::string op_label(const Node& node);

@@ -345,3 +345,28 @@ BOOST_AUTO_TEST_CASE(a_node_past_the_end_is_an_error) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// An op described by an OpDef: its nodes carry the def's name and rule, and a
+// wrong number of inputs is refused naming the op.
+namespace {
+const OpDef twice_def{"twice", 1, "y = 2a", "da = 2 dy", "dy = 2 da",
+                      [](const JvpArgs& a) { return mul_scalar(a.dx[0], 2.0); }};
+Var twice(Var a) {
+  Tape& t = tape_of("twice", a);
+  return t.record(twice_def, {a}, 2 * a.value(), [](Tape& t, const Node& n) { t.accumulate(n.inputs[0], 2 * n.grad); });
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_node_recorded_through_an_op_def_carries_it) {
+  Tape t;
+  Var x = t.leaf(3.0);
+  Var y = twice(x);
+  const Node& n = t.node(y.id);
+  BOOST_TEST(n.op == "twice");
+  BOOST_TEST(n.def == &twice_def);
+  BOOST_REQUIRE(static_cast<bool>(n.jvp));
+  Var dy = n.jvp(JvpArgs{t, n, {t.var(n.inputs[0])}, t.var(y.id), {t.constant(5.0)}});
+  BOOST_TEST(dy.item() == 10.0);
+  check_error([&] { t.record(twice_def, {x, x}, scalar(1), nullptr); }, {"twice", "2 inputs", "takes 1"});
+  check_error([&] { t.var(1000); }, {"past the end"});
+}
