@@ -295,7 +295,10 @@ NB_CELL {
 //
 // - **Cross-entropy.** Put the loss's nine nodes together and
 //   dlogits = (softmax(logits) - onehot) / N: the predicted probabilities
-//   minus 1 at the label, each row summing to zero.
+//   minus 1 at the label, each row summing to zero. makemore draws it as a
+//   picture: one large negative entry a row, at the label (gradient descent
+//   pulls that logit up), and every other logit pushed down in proportion to
+//   its probability.
 // - **tanh.** dhnorm = dh * (1 - h^2), from the output alone.
 // - **LayerNorm**, lesson 04's three terms, with dxhat = dhnorm * gamma:
 //   dhpre = rstd * (dxhat - rowmean(dxhat) - xhat * rowmean(dxhat * xhat)).
@@ -312,6 +315,18 @@ NB_CELL {
                   arma::abs(dlogits - n.at("logits").grad()).max() / scale, 0.0, 1e-12);
   nb::check_close("each row of dlogits sums to zero (relative to its largest entry)",
                   arma::abs(arma::sum(dlogits, 1)).max() / scale, 0.0, 1e-14);
+  nb::Plot plot{"dlogits", "N dlogits = softmax - onehot for the first 3 examples", "token", "N dlogits", false, false,
+                {}, {"set key inside bottom right", "set xzeroaxis", "set xrange [-1:27]"}};
+  for (arma::uword i = 0; i < 3; ++i) {
+    std::vector<double> token, value;
+    for (arma::uword v = 0; v < V; ++v) token.push_back(double(v) + 0.25 * double(i)), value.push_back(kBatch * dlogits(i, v));
+    plot.add("example " + std::to_string(i) + ", label " + std::to_string(batch.y(i)), token, value, "impulses lw 3");
+  }
+  nb::draw(plot);
+  const arma::uvec label_cells = batch.y + arma::regspace<arma::uvec>(0, kBatch - 1) * V;  // row-major index
+  const arma::mat dlogits_t = dlogits.t();  // so that element i * V + y_i is row i, column y_i
+  nb::check(arma::all(dlogits_t.elem(label_cells) < 0), "at each example's label dlogits is negative: p - 1 < 0");
+  nb::check(arma::accu(dlogits > 0) == kBatch * (V - 1), "everywhere else it is positive: p > 0");
 
   const arma::mat &xhat = n.value("xhat"), &dhnorm = n.at("hnorm").grad();
   const arma::vec rstd = 1.0 / n.value("sd");

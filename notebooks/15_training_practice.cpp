@@ -359,7 +359,7 @@ NB_CELL {
   nb::check_close("then the cosine starts from the peak", warm[kWarmup], kPeak, 1e-17);
   nb::check(warm.back() < 0.001 * kPeak && cosine.back() < 0.001 * kPeak, "both cosines end below 0.1% of the peak");
   nb::Plot plot{"schedules", "Three schedules, 100 steps, peak 3e-2", "step", "learning rate", false, false, {},
-                {"set key inside bottom left"}};
+                {"set key inside bottom left", "set yrange [0:0.033]"}};
   plot.add("constant", steps, constant).add("cosine", steps, cosine).add("warm-up 25, cosine", steps, warm);
   nb::draw(plot);
 }
