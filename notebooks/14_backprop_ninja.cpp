@@ -9,9 +9,9 @@
 //
 //     Linear(30 -> 64) -> LayerNorm -> tanh -> Linear(64 -> 27) -> cross-entropy
 //
-// recorded one primitive op per node (LayerNorm as lesson 04's eight nodes,
-// the cross-entropy as max, sub, exp, sum, log, sub, a one-hot mul, sum and
-// scale). Every node's gradient is computed again in plain Armadillo and
+// recorded one primitive op per node (LayerNorm as lesson 04's nodes, with
+// the variance written as square and mean; the cross-entropy as max, sub,
+// exp, sum, log, sub, a one-hot mul, sum and scale). Every node's gradient is computed again in plain Armadillo and
 // compared with the tape's, node by node. Then the same network with
 // BatchNorm in place of LayerNorm (lesson 07: the same eight nodes, down the
 // columns), and both norms' backward simplified from the graph to the closed
@@ -110,7 +110,7 @@ struct Net {
   const arma::mat& value(const std::string& name) const { return at(name).value(); }
 };
 
-// The norm's eight nodes along dim, as ops/layernorm.h composes them.
+// The norm's nine nodes along dim: ops/layernorm.h's eight, the variance as square then mean.
 Var norm_nodes(Net& n, Var x, Var gamma, Var beta, int dim) {
   Var mu = n.add("mu", ag::mean(x, dim));
   Var diff = n.add("diff", x - mu);
@@ -175,7 +175,7 @@ NB_CELL {
 //     logits = h W2 + b2              dh = dlogits W2^T,  dW2 = h^T dlogits,  db2 = colsum(dlogits)
 //     h = tanh(hnorm)                 dhnorm = dh * (1 - h^2)
 //
-// then the norm's eight nodes (below, written for either dim), then
+// then the norm's nine nodes (below, written for either dim), then
 // hpre = emb W1 + b1 like the second Linear, and the embedding: row i of
 // emb holds C[x(i, 0)], C[x(i, 1)], C[x(i, 2)] side by side, so each piece
 // of demb is added into the row of dC it was read from, += because a

@@ -234,7 +234,7 @@ NB_CELL {
 // addition itself (nn/optim.h), so the two must train identically. Decoupled
 // decay (Loshchilov and Hutter 2019, AdamW) instead multiplies each weight by
 // 1 - lr lambda at every step, outside the gradient. With plain SGD the two
-// are the same thing (lr lambda w either way). With Adam they are not: Adam
+// are the same thing (lr lambda w either way; the first check below). With Adam they are not: Adam
 // divides each gradient by its own running size, so lambda w in the gradient
 // is divided too. The clearest case is a weight the data never moves. In the
 // digits, a few pixels are 0 in every training image (most of the left edge), so the
@@ -242,6 +242,18 @@ NB_CELL {
 // We follow those rows for 300 steps, lambda = 0.01, lr 1e-3.
 
 // %%
+// Plain SGD with decoupled decay, written out: p *= 1 - lr lambda, then p -= lr grad.
+struct SgdDecoupled : ag::Optimizer {
+  double lambda;
+  SgdDecoupled(std::vector<ag::Parameter*> params, double lr, double decay) : Optimizer(std::move(params), lr), lambda(decay) {}
+  void step() override {
+    for (ag::Parameter* p : params_) {
+      p->mutable_value() *= 1 - lr_ * lambda;
+      p->mutable_value() -= lr_ * p->grad();
+    }
+  }
+};
+
 NB_CELL {
   const double lambda = 0.01;
   // The same training with the decay in the loss and in ag::Adam: the same weights.
@@ -253,6 +265,14 @@ NB_CELL {
   train_mlp(in_adam, adam_b, 50, 1, 0.0, [](int) {});
   nb::check_close("L2 in the loss against Adam's weight_decay, fc1 after 50 steps", in_loss.fc1.weight.value(),
                   in_adam.fc1.weight.value(), 1e-12);
+  // Plain SGD (lr 0.1): L2 in the loss against decoupled decay.
+  Mlp sgd_l2(1, 0.0), sgd_decoupled(1, 0.0);
+  ag::SGD sgd(sgd_l2.parameters(), {0.1, 0.0, 0.0});
+  SgdDecoupled decoupled_sgd(sgd_decoupled.parameters(), 0.1, lambda);
+  train_mlp(sgd_l2, sgd, 50, 1, lambda, [](int) {});
+  train_mlp(sgd_decoupled, decoupled_sgd, 50, 1, 0.0, [](int) {});
+  nb::check_close("SGD: L2 in the loss against decoupled decay, fc1 after 50 steps", sgd_l2.fc1.weight.value(),
+                  sgd_decoupled.fc1.weight.value(), 1e-12);
 
   const arma::uvec dead = arma::find(arma::all(small_train.x == 0, 0).t());
   std::printf("pixels that are 0 in all 200 training images: %llu (", (unsigned long long)dead.n_elem);
@@ -305,12 +325,11 @@ NB_CELL {
 // shrinks by a fixed fraction, about lr / |w| (0.0064 per step predicted,
 // 0.0071 measured), whatever lambda is; a tenth of lambda gives the same
 // curve. In 300 steps these weights fall to 12% of their size. AdamW's decay
-// is (1 - lr lambda) per step, 0.997 in 300 steps, and it does depend on
-// lambda. For weights the data does move, L2 in the loss is weakest where the
-// gradients are largest (their v is large) and strongest where they are small;
-// decoupled decay shrinks every weight by the same factor. That is why the
-// two need different lambdas, and why AdamW's is the one that means what it
-// says (Loshchilov and Hutter 2019).
+// is (1 - lr lambda) per step, exactly, 0.997 in 300 steps, and it does
+// depend on lambda. For a weight the data does move, Adam divides the L2 term
+// by the size of the whole gradient, data and decay together (exercise 3),
+// while decoupled decay shrinks every weight by the same factor whatever its
+// gradient: the same lambda means two different regularisers.
 //
 // ## Learning-rate schedules, and a warm-up
 //
