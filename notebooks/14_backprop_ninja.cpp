@@ -11,8 +11,9 @@
 //
 // recorded one primitive op per node (LayerNorm as lesson 04's nodes, with
 // the variance written as square and mean; the cross-entropy as max, sub,
-// exp, sum, log, sub, a one-hot mul, sum and scale). Every node's gradient is computed again in plain Armadillo and
-// compared with the tape's, node by node. Then the same network with
+// exp, sum, log, sub, a one-hot mul, sum and scale). Every node's gradient
+// is computed again in plain Armadillo and compared with the tape's, node by
+// node. Then the same network with
 // BatchNorm in place of LayerNorm (lesson 07: the same eight nodes, down the
 // columns), and both norms' backward simplified from the graph to the closed
 // form.

@@ -234,11 +234,12 @@ NB_CELL {
 // addition itself (nn/optim.h), so the two must train identically. Decoupled
 // decay (Loshchilov and Hutter 2019, AdamW) instead multiplies each weight by
 // 1 - lr lambda at every step, outside the gradient. With plain SGD the two
-// are the same thing (lr lambda w either way; the first check below). With Adam they are not: Adam
-// divides each gradient by its own running size, so lambda w in the gradient
-// is divided too. The clearest case is a weight the data never moves. In the
-// digits, a few pixels are 0 in every training image (most of the left edge), so the
-// row of fc1's weights that reads such a pixel gets no gradient from the data.
+// are the same thing (lr lambda w either way; the second check below). With
+// Adam they are not: Adam divides each gradient by its own running size, so
+// lambda w in the gradient is divided too. The clearest case is a weight the data never moves. In the
+// digits, a few pixels are 0 in every training image (most of the left
+// edge), so the row of fc1's weights that reads such a pixel gets no
+// gradient from the data.
 // We follow those rows for 300 steps, lambda = 0.01, lr 1e-3.
 
 // %%
