@@ -1,4 +1,6 @@
-// The one exception type of the library (tape.h adds AnomalyError).
+// The library's errors: every exception it throws on purpose is an ag::Error
+// (tape.h adds AnomalyError, train/trainer.h TrainingDiverged, the grader
+// GraderError), so a user catches ag::Error and knows it is the library's.
 #pragma once
 
 #include <stdexcept>
@@ -8,6 +10,13 @@ namespace ag {
 // Thrown for every misuse: the message names the op, the shapes, what was expected.
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// Bad input data (a file, a cell, a matrix literal, a path that cannot be read
+// or written): the message names the file and what is wrong with it. The
+// `autograd` program exits with status 2 for it, 1 for any other Error.
+struct DataError : Error {
+  using Error::Error;
 };
 
 }  // namespace ag

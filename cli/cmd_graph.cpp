@@ -13,6 +13,7 @@
 #include "check/listing.h"
 #include "cli/cli.h"
 #include "data/csv.h"
+#include "data/atomic_write.h"
 #include "ops/layernorm.h"
 #include "ops/ops.h"
 

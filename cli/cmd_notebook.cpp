@@ -14,7 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/notebook_render.h"
-#include "data/csv.h"
+#include "data/atomic_write.h"
 #include "train/shell_quote.h"
 
 namespace cli {

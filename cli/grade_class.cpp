@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/grade_run.h"
-#include "data/csv.h"
+#include "data/atomic_write.h"
 
 namespace cli {
 

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "autograd/format.h"
 #include "autograd/memory.h"
 #include "autograd/tape.h"
 #include "cli/cli.h"
-#include "data/csv.h"
+#include "data/atomic_write.h"
 
 namespace {
 
@@ -46,13 +47,6 @@ void print_usage(std::ostream& os) {
   }
 }
 
-// A message with line breaks (a multi-line report) joined into one line.
-std::string one_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  for (char& ch : text) ch = ch == '\n' ? ' ' : ch;
-  return text;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,7 +75,7 @@ int main(int argc, char** argv) {
     // Every error is one line on stderr: 2 for bad usage or input (including a
     // path that cannot be read or written), 1 for anything else.
     auto fail = [&c](const std::exception& e, int status) {
-      std::cerr << "autograd " << c.name << ": " << one_line(e.what()) << "\n";
+      std::cerr << "autograd " << c.name << ": " << ag::one_line(e.what()) << "\n";
       return status;
     };
     try {
