@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/notebook_render.h"
+#include "notebooks/render.h"
 #include "data/atomic_write.h"
 #include "train/shell_quote.h"
 
 namespace cli {
+
+using namespace render;  // the lesson renderer (notebooks/render.h)
 
 namespace fs = std::filesystem;
 
@@ -111,6 +113,20 @@ void render_one(const std::string& name, const fs::path& source_dir, const fs::p
             << (md && html ? ", " : "") << (html ? ".html" : "") << "\n";
 }
 
+// The lessons --only names (all of them when it is empty), each checked.
+std::vector<std::string> chosen_lessons(const std::vector<std::string>& all, const std::string& only) {
+  if (only.empty()) return all;
+  std::vector<std::string> chosen;
+  std::istringstream in(only);
+  for (std::string name; std::getline(in, name, ',');) {
+    if (std::find(all.begin(), all.end(), name) == all.end()) {
+      throw UsageError("no lesson named '" + name + "' (autograd notebook list shows them)");
+    }
+    chosen.push_back(name);
+  }
+  return chosen;
+}
+
 }  // namespace
 
 int cmd_notebook(const std::vector<std::string>& args) {
@@ -147,18 +163,7 @@ int cmd_notebook(const std::vector<std::string>& args) {
     throw UsageError("--bin-dir '" + bin_dir.string() + "' is not a folder of built lessons (build the project first)");
   }
   setenv("OPENBLAS_NUM_THREADS", "1", 0);  // the same sums, and the same output, every run
-
-  std::vector<std::string> chosen = all;
-  if (!only.empty()) {
-    chosen.clear();
-    std::istringstream in(only);
-    for (std::string name; std::getline(in, name, ',');) {
-      if (std::find(all.begin(), all.end(), name) == all.end()) {
-        throw UsageError("no lesson named '" + name + "' (autograd notebook list shows them)");
-      }
-      chosen.push_back(name);
-    }
-  }
+  const std::vector<std::string> chosen = chosen_lessons(all, only);
   fs::create_directories(out_dir);
   for (const std::string& name : chosen) {
     render_one(name, source_dir, bin_dir, out_dir, format.find("md") != std::string::npos,

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace cli {
+namespace render {
 
 // One piece of a code cell's output: printed text or a PNG it drew.
 struct CellOutput {
@@ -25,7 +25,7 @@ struct NotebookCell {
 std::vector<NotebookCell> parse_notebook(const std::string& source);
 
 // Puts each part of the program's stdout under the code cell that printed it.
-// Throws std::runtime_error when a marker names a line outside every code cell.
+// Throws ag::Error when a marker names a line outside every code cell.
 void attach_output(std::vector<NotebookCell>& cells, const std::string& program_output);
 
 // Markdown: prose as it is, code in ```cpp blocks, output in ```text blocks,
@@ -36,4 +36,4 @@ std::string to_markdown(const std::vector<NotebookCell>& cells, const std::strin
 std::string to_html(const std::vector<NotebookCell>& cells, const std::string& title,
                     const std::string& images_path);
 
-}  // namespace cli
+}  // namespace render
