@@ -2,6 +2,7 @@
 // with what its program printed and drew, as Markdown and as one HTML file.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,15 @@ std::string to_markdown(const std::vector<NotebookCell>& cells, const std::strin
 // One self-contained HTML page: the plots are embedded (base64), read from images_path.
 std::string to_html(const std::vector<NotebookCell>& cells, const std::string& title,
                     const std::string& images_path);
+
+// The lessons in `source_dir`: its NN_name.cpp files, by name, in order
+// (a DataError when it is no folder).
+std::vector<std::string> lesson_names(const std::filesystem::path& source_dir);
+
+// Runs BIN/notebook_NAME into a private folder beside OUT; only once it has
+// succeeded do its plots, OUT/NAME.md and OUT/NAME.html replace the last
+// render's (a failing lesson leaves the last good render as it was).
+void render_lesson(const std::string& name, const std::filesystem::path& source_dir,
+                   const std::filesystem::path& bin_dir, const std::filesystem::path& out_dir, bool md, bool html);
 
 }  // namespace render

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <vector>
 #include <string>
 
 #include "autograd/error.h"
@@ -184,6 +186,16 @@ BOOST_AUTO_TEST_CASE(the_page_renders_prose_and_escapes_code) {
   BOOST_TEST(has(html, "<table>"), html);
   BOOST_TEST(has(html, "show(1 &lt; 2)"), html);
   BOOST_TEST(has(html, "a &lt; b"), html);
+}
+
+BOOST_AUTO_TEST_CASE(the_lessons_are_the_numbered_sources_in_order) {
+  const fs::path dir = fs::temp_directory_path() / ("ag_render_names_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* file : {"10_b.cpp", "01_a.cpp", "x.cpp", "2_c.cpp", "03_d.h"}) std::ofstream(dir / file) << "\n";
+  BOOST_TEST(render::lesson_names(dir) == (std::vector<std::string>{"01_a", "10_b"}), boost::test_tools::per_element());
+  BOOST_CHECK_THROW(render::lesson_names(dir / "missing"), ag::DataError);  // exit status 2
+  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
