@@ -125,7 +125,7 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
   }
   auto ratio = [&](const Result* r) { return r ? peer_ratio(*r, peer) : -1.0; };
   std::ostringstream os;
-  os << "targets (issue 6):\n";
+  os << "targets at " << shape << ":\n";
   target(os, "fused LayerNorm " + shape + ", ours/PyTorch", fused && ratio(fused) > 0, ratio(fused), 0.67, true, "x");
   const double bound = fused ? bound_seconds(*fused, ours) : 0;
   target(os, "fused LayerNorm " + shape + ", time / bandwidth bound", bound > 0,
@@ -162,7 +162,7 @@ std::string format_bound_targets(const std::vector<Result>& ours, const Peer& pe
     return bound > 0 ? r->time.median_s / bound : -1.0;
   };
   std::ostringstream os;
-  os << "targets (issue 16):\n";
+  os << "targets at the large shapes:\n";
   for (const std::string& shape : shapes) {
     for (const char* name : {"layernorm_fused", "rmsnorm_fused"}) {
       const Result* r = find(ours, name, shape);

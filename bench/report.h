@@ -24,12 +24,12 @@ struct Peer {
 // gave them, else r's median over the peer's; -1 when the peer has no such case.
 double peer_ratio(const Result& r, const Peer& peer);
 
-// The table, and the issue's targets checked against it.
+// The table, and the performance targets (bench/README.md) checked against it.
 std::string format_table(const std::vector<Result>& ours, const Peer& peer);
 // shape: the LayerNorm shape the targets name (4096x768; smaller under --quick).
 std::string format_targets(const std::vector<Result>& ours, const Peer& peer, const std::string& shape);
 
-// Issue 16's targets at the large `shapes` (4000x768, 4096x768, 16384x1024):
+// The targets at the large `shapes` (4000x768, 4096x768, 16384x1024):
 // fused LayerNorm and RMSNorm against PyTorch's layer_norm and the bound,
 // composed LayerNorm against PyTorch's composition.
 std::string format_bound_targets(const std::vector<Result>& ours, const Peer& peer,

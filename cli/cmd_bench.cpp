@@ -1,4 +1,4 @@
-// autograd bench: the performance cases of issue 6, ours and (optionally) PyTorch's.
+// autograd bench: the performance cases (bench/README.md), ours and (optionally) PyTorch's.
 #include <algorithm>
 #include <ctime>
 #include <fstream>
@@ -105,6 +105,22 @@ bench::Rounds run_both(const bench::Plan& plan, bool quick, const std::string& o
   return r;
 }
 
+void require_one_of(const std::string& option, const std::string& value, const char* a, const char* b) {
+  if (value != a && value != b) {
+    throw UsageError("--" + option + " must be " + a + " or " + b + ", got '" + value + "'");
+  }
+}
+
+// --case names a case (or is empty: every case); else the error lists them.
+void require_case(const std::string& only, bool quick) {
+  for (const bench::Case& c : bench::all_cases(quick)) {
+    if (selected(c, only)) return;
+  }
+  std::string names;
+  for (const bench::Case& c : bench::all_cases(quick)) names += " " + bench::case_id(c.name, c.shape);
+  throw UsageError("no case named '" + only + "'; the cases are:" + names);
+}
+
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& args) {
@@ -128,23 +144,11 @@ int cmd_bench(const std::vector<std::string>& args) {
   }
   if (repeats < 1) throw UsageError("--repeats must be at least 1, got " + std::to_string(repeats));
   if (rounds < 1) throw UsageError("--rounds must be at least 1, got " + std::to_string(rounds));
-  if (peer_mode != "auto" && peer_mode != "off") {
-    throw UsageError("--peer must be auto or off, got '" + peer_mode + "'");
-  }
-  if (malloc_mode != "keep" && malloc_mode != "default") {
-    throw UsageError("--malloc must be keep or default, got '" + malloc_mode + "'");
-  }
-  if (caches != "warm" && caches != "cold") {
-    throw UsageError("--caches must be warm or cold, got '" + caches + "'");
-  }
+  require_one_of("peer", peer_mode, "auto", "off");
+  require_one_of("malloc", malloc_mode, "keep", "default");
+  require_one_of("caches", caches, "warm", "cold");
   const bool quick = vm.count("quick") > 0, keep_memory = malloc_mode == "keep";
-  bool found = false;
-  for (const bench::Case& c : bench::all_cases(quick)) found = found || selected(c, only);
-  if (!found) {
-    std::string names;
-    for (const bench::Case& c : bench::all_cases(quick)) names += " " + bench::case_id(c.name, c.shape);
-    throw UsageError("no case named '" + only + "'; the cases are:" + names);
-  }
+  require_case(only, quick);
 
   bench::set_blas_threads(1);
   // Before the first Tape, which would otherwise apply the library's default (Keep).

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "cli/train_options.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "train/checkpoint.h"
 
 namespace cli {

@@ -13,6 +13,7 @@
 #include "check/listing.h"
 #include "cli/cli.h"
 #include "data/csv.h"
+#include "data/atomic_write.h"
 #include "ops/layernorm.h"
 #include "ops/ops.h"
 
@@ -115,6 +116,20 @@ bool render_png(const std::string& dot_file, const std::string& png) {
   return true;
 }
 
+// The input fits the expression, and --out and --png are two files.
+void require_usable(const std::string& what, const arma::mat& x, const std::string& out, const std::string& png) {
+  if (what == "demo" && x.n_cols < 2) throw UsageError("--what demo needs an input row of at least 2 values");
+  if (what.rfind("layernorm", 0) == 0 && x.n_cols < 2) throw UsageError("LayerNorm needs at least 2 values per row");
+  if (what == "batchnorm-composed" && x.n_rows < 2) throw UsageError("BatchNorm needs at least 2 rows");
+  if (!png.empty() && out.empty()) throw UsageError("--png needs --out FILE for the DOT text it draws from");
+  auto resolved = [](const std::string& p) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p).lexically_normal());
+  };
+  if (!png.empty() && resolved(png) == resolved(out)) {
+    throw UsageError("--png and --out name the same file (" + out + "); the PNG would overwrite the DOT text");
+  }
+}
+
 }  // namespace
 
 int cmd_graph(const std::vector<std::string>& args) {
@@ -134,16 +149,7 @@ int cmd_graph(const std::vector<std::string>& args) {
     return 0;
   }
   const arma::mat x = ag::parse_matrix(input, "--input");
-  if (what == "demo" && x.n_cols < 2) throw UsageError("--what demo needs an input row of at least 2 values");
-  if (what.rfind("layernorm", 0) == 0 && x.n_cols < 2) throw UsageError("LayerNorm needs at least 2 values per row");
-  if (what == "batchnorm-composed" && x.n_rows < 2) throw UsageError("BatchNorm needs at least 2 rows");
-  if (!png.empty() && out.empty()) throw UsageError("--png needs --out FILE for the DOT text it draws from");
-  auto resolved = [](const std::string& p) {
-    return std::filesystem::weakly_canonical(std::filesystem::absolute(p).lexically_normal());
-  };
-  if (!png.empty() && resolved(png) == resolved(out)) {
-    throw UsageError("--png and --out name the same file (" + out + "); the PNG would overwrite the DOT text");
-  }
+  require_usable(what, x, out, png);
   ag::Tape tape;
   const std::string dot = to_dot(tape, record(tape, what, x));
   if (out.empty()) {

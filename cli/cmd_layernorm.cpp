@@ -8,6 +8,7 @@
 #include "autograd/rng.h"
 #include "cli/cli.h"
 #include "data/csv.h"
+#include "data/atomic_write.h"
 #include "ops/layernorm.h"
 #include "check/norm_compare.h"
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "train/lm_checkpoint.h"
 #include "train/lm_memory.h"
 

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "autograd/format.h"
 #include "autograd/memory.h"
 #include "autograd/tape.h"
 #include "cli/cli.h"
-#include "data/csv.h"
+#include "data/atomic_write.h"
 
 namespace {
 
@@ -46,11 +47,34 @@ void print_usage(std::ostream& os) {
   }
 }
 
-// A message with line breaks (a multi-line report) joined into one line.
-std::string one_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  for (char& ch : text) ch = ch == '\n' ? ' ' : ch;
-  return text;
+// Runs one subcommand. Every error is one line on stderr: 2 for bad usage or
+// input (including a path that cannot be read or written), 1 for anything else.
+int run_command(const Command& c, const std::vector<std::string>& rest) {
+  auto fail = [&c](const std::exception& e, int status) {
+    std::cerr << "autograd " << c.name << ": " << ag::one_line(e.what()) << "\n";
+    return status;
+  };
+  try {
+    const int status = c.run(rest);
+    // Output that never arrived is not success: a full disk, /dev/full, a closed pipe.
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::cerr << "autograd " << c.name << ": cannot write the standard output ("
+                << std::strerror(errno != 0 ? errno : EIO) << ")\n";
+      return 1;
+    }
+    return status;
+  } catch (const cli::UsageError& e) {
+    return fail(e, 2);
+  } catch (const ag::DataError& e) {
+    return fail(e, 2);
+  } catch (const cli::po::error& e) {
+    return fail(e, 2);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return fail(e, 2);
+  } catch (const std::exception& e) {
+    return fail(e, 1);
+  }
 }
 
 }  // namespace
@@ -76,35 +100,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const Command& c : commands()) {
-    if (args[0] != c.name) continue;
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    // Every error is one line on stderr: 2 for bad usage or input (including a
-    // path that cannot be read or written), 1 for anything else.
-    auto fail = [&c](const std::exception& e, int status) {
-      std::cerr << "autograd " << c.name << ": " << one_line(e.what()) << "\n";
-      return status;
-    };
-    try {
-      const int status = c.run(rest);
-      // Output that never arrived is not success: a full disk, /dev/full, a closed pipe.
-      std::cout.flush();
-      if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-        std::cerr << "autograd " << c.name << ": cannot write the standard output ("
-                  << std::strerror(errno != 0 ? errno : EIO) << ")\n";
-        return 1;
-      }
-      return status;
-    } catch (const cli::UsageError& e) {
-      return fail(e, 2);
-    } catch (const ag::DataError& e) {
-      return fail(e, 2);
-    } catch (const cli::po::error& e) {
-      return fail(e, 2);
-    } catch (const std::filesystem::filesystem_error& e) {
-      return fail(e, 2);
-    } catch (const std::exception& e) {
-      return fail(e, 1);
-    }
+    if (args[0] == c.name) return run_command(c, std::vector<std::string>(args.begin() + 1, args.end()));
   }
   std::cerr << "autograd: unknown command '" << args[0] << "' (autograd --help lists the commands)\n";
   return 2;

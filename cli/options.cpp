@@ -1,7 +1,7 @@
 #include <cmath>
 #include <iostream>
-#include <sstream>
 
+#include "autograd/format.h"
 #include "cli/cli.h"
 
 namespace cli {
@@ -35,14 +35,6 @@ bool parse_options(const std::string& command, const std::string& summary,
   return true;
 }
 
-namespace {
-std::string number_str(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-}  // namespace
-
 long long require_positive(const std::string& option, long long value) {
   if (value < 1) throw UsageError("--" + option + " must be 1 or more, got " + std::to_string(value));
   return value;
@@ -54,13 +46,13 @@ long long require_non_negative(const std::string& option, long long value) {
 }
 
 double require_finite(const std::string& option, double value) {
-  if (!std::isfinite(value)) throw UsageError("--" + option + " must be a finite number, got " + number_str(value));
+  if (!std::isfinite(value)) throw UsageError("--" + option + " must be a finite number, got " + ag::format_number(value));
   return value;
 }
 
 double require_positive(const std::string& option, double value) {
   if (!(std::isfinite(value) && value > 0)) {
-    throw UsageError("--" + option + " must be a finite number above 0, got " + number_str(value));
+    throw UsageError("--" + option + " must be a finite number above 0, got " + ag::format_number(value));
   }
   return value;
 }

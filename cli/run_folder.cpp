@@ -13,7 +13,7 @@
 #include <system_error>
 
 #include "cli/cli.h"
-#include "data/csv.h"
+#include "data/atomic_write.h"
 
 namespace cli {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "data/text.h"
 #include "train/shards.h"
 

@@ -4,16 +4,12 @@
 
 #include <armadillo>
 
-#include <stdexcept>
+#include "autograd/error.h"  // DataError
+
 #include <string>
 #include <vector>
 
 namespace ag {
-
-// Bad input data (a file, a cell, a matrix literal): the CLI exits with status 2.
-struct DataError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct CsvTable {
   std::vector<std::string> header;  // empty when the file has no header row
@@ -27,12 +23,5 @@ CsvTable read_csv(const std::string& path, bool has_header);
 // A matrix literal such as "1.133,-0.299,0.503; -0.176,0.911,0.143"
 // (rows separated by ';'). Throws DataError naming `what` and the bad cell.
 arma::mat parse_matrix(const std::string& text, const std::string& what);
-
-// Writes atomically: a temporary file created exclusively in the same folder,
-// renamed over `path` only once it is complete, so a full disk or a killed run
-// leaves the old file whole. A FIFO or a character device (or a link to one,
-// such as /dev/stdout) is written in place; any other symlink, a directory or
-// another non-regular file is refused with a DataError naming it, never replaced.
-void write_file_atomic(const std::string& path, const std::string& contents);
 
 }  // namespace ag

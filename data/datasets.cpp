@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "autograd/format.h"
 #include "autograd/tape.h"
 #include "data/csv.h"
 #include "data/digits.h"
@@ -44,9 +45,7 @@ bool is_whole(double v) { return v >= 0 && v == std::floor(v); }
 void check_class_labels(const std::string& path, const arma::vec& y) {
   const arma::uword row = y.index_max();
   if (y(row) < static_cast<double>(kMaxClasses)) return;
-  char value[40];
-  std::snprintf(value, sizeof value, "%.17g", y(row));
-  throw DataError(path + ": label " + value + " (row " + std::to_string(row + 2) + ")" +
+  throw DataError(path + ": label " + exact_number(y(row)) + " (row " + std::to_string(row + 2) + ")" +
                   ": class labels must be whole numbers 0.." + std::to_string(kMaxClasses - 1) + " (at most " +
                   std::to_string(kMaxClasses) + " classes); to fit the labels by regression instead, scale the column so that some value " +
                   "is not a whole number");

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "data/resources.h"
 
 namespace ag {

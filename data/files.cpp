@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "data/csv.h"
+#include "autograd/error.h"
 
 namespace ag {
 

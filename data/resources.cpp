@@ -3,8 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
-#include "data/csv.h"
+#include "autograd/error.h"
 
 namespace ag {
 

@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "autograd/tape.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "data/files.h"
 #include "data/utf8.h"
 

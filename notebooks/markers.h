@@ -1,5 +1,5 @@
 // The marker lines a notebook program prints and the renderer looks for.
-// Shared by notebooks/notebook.cpp (writes them) and cli/notebook_render.cpp
+// Shared by notebooks/notebook.cpp (writes them) and notebooks/render.cpp
 // (splits the output at them). Each marker is a whole line of stdout.
 #pragma once
 

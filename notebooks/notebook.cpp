@@ -13,6 +13,7 @@
 
 #include "autograd/memory.h"
 #include "check/listing.h"
+#include "train/plot.h"  // gnuplot_available
 #include "train/shell_quote.h"
 #include "notebooks/markers.h"
 
@@ -74,7 +75,7 @@ void begin_png(Gnuplot& gp, const std::string& name, int width, int height) {
 }
 
 bool skip_without_gnuplot(const std::string& name) {
-  if (have_gnuplot()) return false;
+  if (ag::gnuplot_available()) return false;
   std::cout << "(plot '" << name << "' skipped: gnuplot is not installed; apt-get install -y gnuplot-nox)\n";
   return true;
 }
@@ -87,11 +88,6 @@ bool register_cell(int line, CellFn fn) {
 }
 
 const std::string& images_dir() { return images_dir_storage(); }
-
-bool have_gnuplot() {
-  static const bool found = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
-  return found;
-}
 
 // ---- printing ---------------------------------------------------------------
 

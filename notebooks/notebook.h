@@ -88,9 +88,6 @@ void heatmap(const std::string& name, const std::string& title, const arma::mat&
 // Without Graphviz it prints how to install it and draws nothing.
 void graph(const std::string& name, const std::string& dot_source);
 
-// Whether gnuplot can be run here.
-bool have_gnuplot();
-
 // The folder plots go to (set by --out; "<program>_files" by default).
 const std::string& images_dir();
 

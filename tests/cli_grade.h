@@ -3,10 +3,8 @@
 // run from it, and the pieces of a softmax submission.
 #pragma once
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -34,27 +32,13 @@ struct Scratch {
   ~Scratch() { fs::remove_all(scratch()); }
 };
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-  double seconds = 0;
-};
+using cli_test::Run;
 
 // `autograd grade ARGS` from the caller folder (which holds only keep_me), with `env` before it.
 inline Run grade(const std::string& args, const std::string& env = "") {
   const fs::path caller = scratch() / "caller";
   std::ofstream(caller / "keep_me") << "the caller's file\n";
-  const std::string cmd = "cd " + quote(caller.string()) + " && " + env + " " + quote(AUTOGRAD_CLI) + " grade " + args +
-                          " </dev/null >" + quote((scratch() / "out").string()) + " 2>" +
-                          quote((scratch() / "err").string());
-  const auto start = std::chrono::steady_clock::now();
-  const int raw = std::system(cmd.c_str());
-  Run r;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = slurp(scratch() / "out");
-  r.err = slurp(scratch() / "err");
-  return r;
+  return cli_test::run("grade " + args, env, caller);
 }
 
 inline fs::path write(const std::string& name, const std::string& text) {

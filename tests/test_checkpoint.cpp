@@ -10,7 +10,7 @@
 #include <functional>
 #include <map>
 
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "nn/mlp.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"

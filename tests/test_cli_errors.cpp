@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "tests/cli_run.h"
+
 // Every subcommand, misused every way a student might: the built program must
 // print exactly one line on stderr, exit with status 2, and write nothing.
 namespace fs = std::filesystem;
@@ -18,23 +20,9 @@ namespace bdata = boost::unit_test::data;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Result = cli_test::Run;
+using cli_test::quote;
+using cli_test::slurp;
 
 // A scratch folder per test process: `work` is the program's current folder and must stay empty.
 const fs::path& scratch() {
@@ -57,15 +45,9 @@ struct RemoveScratch {
 };
 
 Result run_cli(const std::vector<std::string>& args) {
-  std::string cmd = "cd " + quote((scratch() / "work").string()) + " && " + quote(AUTOGRAD_CLI);
-  for (const std::string& a : args) cmd += " " + quote(a);
-  cmd += " </dev/null >" + quote((scratch() / "stdout").string()) + " 2>" + quote((scratch() / "stderr").string());
-  const int raw = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = slurp(scratch() / "stdout");
-  r.err = slurp(scratch() / "stderr");
-  return r;
+  std::string words;
+  for (const std::string& a : args) words += " " + quote(a);
+  return cli_test::run(words, "", scratch() / "work");
 }
 
 // Files in the program's current folder after a run (it should have made none).
@@ -324,25 +306,18 @@ BOOST_AUTO_TEST_CASE(an_unknown_command_is_one_line_and_status_2) {
 
 // Before: `autograd demo > /dev/full` exited 0 though nothing was written.
 BOOST_AUTO_TEST_CASE(output_that_cannot_be_written_is_a_failure) {
-  const std::string err = (scratch() / "stderr_full").string();
-  const int raw = std::system((quote(AUTOGRAD_CLI) + " demo >/dev/full 2>" + quote(err)).c_str());
-  BOOST_TEST_REQUIRE(WIFEXITED(raw));
-  BOOST_TEST(WEXITSTATUS(raw) == 1);
-  BOOST_TEST(slurp(err) == "autograd demo: cannot write the standard output (No space left on device)\n");
+  const Result r = cli_test::run("demo >/dev/full");
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(r.err == "autograd demo: cannot write the standard output (No space left on device)\n");
 }
 
 // Before: past `ulimit -f` the kernel's SIGXFSZ killed the program mid-write
 // (status 153, no message) and left the temporary file behind.
 BOOST_AUTO_TEST_CASE(a_file_size_limit_is_a_message_and_leaves_nothing) {
-  const fs::path work = scratch() / "work";
-  const std::string err = (scratch() / "stderr_fsize").string();
   // The DOT text of the LayerNorm tape is several kB, past a 1-block limit.
-  const std::string cmd = "cd " + quote(work.string()) + " && ulimit -f 1 && " + quote(AUTOGRAD_CLI) +
-                          " graph --out g.dot >/dev/null 2>" + quote(err);
-  const int raw = std::system(("sh -c " + quote(cmd)).c_str());
-  BOOST_TEST_REQUIRE(WIFEXITED(raw));
-  BOOST_TEST(WEXITSTATUS(raw) == 2, "exit status " << WEXITSTATUS(raw));
-  BOOST_TEST(slurp(err) == "autograd graph: g.dot: cannot write (File too large)\n");
+  const Result r = cli_test::run_shell("ulimit -f 1 && " + quote(AUTOGRAD_CLI) + " graph --out g.dot >/dev/null", scratch() / "work");
+  BOOST_TEST(r.status == 2, "exit status " << r.status);
+  BOOST_TEST(r.err == "autograd graph: g.dot: cannot write (File too large)\n");
   BOOST_TEST(leftovers().empty(), "files left in the work folder");
 }
 

@@ -111,12 +111,10 @@ BOOST_AUTO_TEST_CASE(a_noexec_tmpdir_is_the_graders_error_not_a_zero) {
     BOOST_TEST_MESSAGE("cannot make a private mount here (no unshare, no user namespaces): the noexec case is not run");
     return;
   }
-  const std::string cmd = "(unshare --mount sh -c " + quote(inner) + " || unshare --mount --map-root-user sh -c " +
-                          quote(inner) + ") >" + quote((scratch() / "ne.out").string()) + " 2>" +
-                          quote((scratch() / "ne.err").string());
-  const int raw = std::system(cmd.c_str());
-  const std::string out = slurp(scratch() / "ne.out"), err = slurp(scratch() / "ne.err");
-  BOOST_TEST((WIFEXITED(raw) && WEXITSTATUS(raw) == 3), out << err);
+  const Run r = cli_test::run_shell("unshare --mount sh -c " + quote(inner) + " || unshare --mount --map-root-user sh -c " +
+                                    quote(inner));
+  const std::string &out = r.out, &err = r.err;
+  BOOST_TEST(r.status == 3, out << err);
   BOOST_TEST(has(err, "the grader cannot grade here: the temporary folder"), err);
   BOOST_TEST(has(err, "noexec"), err);
   BOOST_TEST(!has(out, "score:"), out);
@@ -133,11 +131,9 @@ BOOST_AUTO_TEST_CASE(a_missing_compiler_is_the_graders_error_not_a_zero) {
   toolchain = std::regex_replace(toolchain, std::regex("compiler=[^\n]*"), "compiler=/nonexistent/c++");
   std::ofstream(build / "assignments" / "grade_toolchain.txt") << toolchain;
   const fs::path right = write("right.cpp", kHead + kRight);
-  const std::string cmd = quote((build / "cli" / "autograd").string()) + " grade " + quote(right.string()) + " >" +
-                          quote((scratch() / "mc.out").string()) + " 2>" + quote((scratch() / "mc.err").string());
-  const int raw = std::system(cmd.c_str());
-  const std::string out = slurp(scratch() / "mc.out"), err = slurp(scratch() / "mc.err");
-  BOOST_TEST((WIFEXITED(raw) && WEXITSTATUS(raw) == 3), out << err);
+  const Run r = cli_test::run_shell(quote((build / "cli" / "autograd").string()) + " grade " + quote(right.string()));
+  const std::string &out = r.out, &err = r.err;
+  BOOST_TEST(r.status == 3, out << err);
   BOOST_TEST(has(err, "the compiler '/nonexistent/c++' (from grade_toolchain.txt) is missing"), err);
   BOOST_TEST(!has(out, "score:"), out);
 }

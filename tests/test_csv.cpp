@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "data/csv.h"
+#include "data/atomic_write.h"
 
 using namespace ag;
 namespace fs = std::filesystem;

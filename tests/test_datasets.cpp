@@ -11,7 +11,7 @@
 #include <set>
 
 #include "autograd/tape.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "data/datasets.h"
 #include "data/digits.h"
 

@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "autograd/gradcheck.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "nn/gpt.h"
 #include "ops/ops.h"
 #include "train/lm_checkpoint.h"

@@ -15,6 +15,7 @@
 
 #include "autograd/tape.h"
 #include "data/csv.h"
+#include "data/atomic_write.h"
 #include "data/datasets.h"
 #include "data/digits.h"
 #include "train/checkpoint.h"

@@ -7,8 +7,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <vector>
 #include <string>
 
+#include "autograd/error.h"
+#include "notebooks/markers.h"
+#include "notebooks/render.h"
 #include "tests/cli_run.h"
 
 namespace fs = std::filesystem;
@@ -123,6 +128,74 @@ BOOST_AUTO_TEST_CASE(a_backquote_or_newline_in_out_runs_nothing) {
   BOOST_TEST(slurp(out / "05_gradcheck_files" / "v_curve.png").rfind("\x89PNG", 0) == 0u);
   fs::remove_all(base);
   fs::remove(pwned);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The renderer library (notebooks/render.h), called directly on a small lesson.
+BOOST_AUTO_TEST_SUITE(the_renderer)
+
+const std::string kLesson =
+    "#include <x>\n"                   // 1: code before the first cell
+    "// %% [markdown]\n"               // 2
+    "// # Title\n"                     // 3
+    "//\n"                             // 4
+    "// | a | b |\n// |---|---|\n// | 1 | 2 |\n"  // 5-7
+    "// %%\n"                          // 8
+    "NB_CELL { show(1 < 2); }\n"       // 9
+    "// %%\n"                          // 10
+    "NB_CELL { plot(); }\n";           // 11
+
+std::string marker(const char* kind, const std::string& value) { return kind + value + nb::kMarkerEnd + "\n"; }
+
+BOOST_AUTO_TEST_CASE(cells_are_split_at_their_markers_with_their_lines) {
+  const std::vector<render::NotebookCell> cells = render::parse_notebook(kLesson);
+  BOOST_TEST_REQUIRE(cells.size() == 4u);
+  BOOST_TEST(!cells[0].markdown);
+  BOOST_TEST(cells[1].markdown);
+  BOOST_TEST(cells[1].text == "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |");
+  BOOST_TEST(cells[2].first_line == 9);
+  BOOST_TEST(cells[2].last_line == 9);
+  BOOST_TEST(cells[3].text == "NB_CELL { plot(); }");
+}
+
+BOOST_AUTO_TEST_CASE(output_lands_under_the_cell_that_printed_it) {
+  std::vector<render::NotebookCell> cells = render::parse_notebook(kLesson);
+  render::attach_output(cells, marker(nb::kCellMarker, "9") + "true\n" + marker(nb::kCellMarker, "11") +
+                                   "drawing\n" + marker(nb::kImageMarker, "loss.png"));
+  BOOST_TEST_REQUIRE(cells[2].output.size() == 1u);
+  BOOST_TEST(cells[2].output[0].text == "true\n");
+  BOOST_TEST_REQUIRE(cells[3].output.size() == 2u);
+  BOOST_TEST(cells[3].output[1].is_image);
+  const std::string md = render::to_markdown(cells, "lesson_files");
+  BOOST_TEST(has(md, "```cpp\nNB_CELL { show(1 < 2); }\n```\n\n```text\ntrue\n```"), md);
+  BOOST_TEST(has(md, "![loss.png](lesson_files/loss.png)"), md);
+}
+
+BOOST_AUTO_TEST_CASE(a_marker_outside_every_code_cell_is_an_error) {
+  std::vector<render::NotebookCell> cells = render::parse_notebook(kLesson);
+  BOOST_CHECK_THROW(render::attach_output(cells, marker(nb::kCellMarker, "3")), ag::Error);  // a prose line
+  BOOST_CHECK_THROW(render::attach_output(cells, marker(nb::kImageMarker, "x.png")), ag::Error);  // before any cell
+}
+
+BOOST_AUTO_TEST_CASE(the_page_renders_prose_and_escapes_code) {
+  std::vector<render::NotebookCell> cells = render::parse_notebook(kLesson);
+  render::attach_output(cells, marker(nb::kCellMarker, "9") + "a < b\n");
+  const std::string html = render::to_html(cells, "Lesson", fs::temp_directory_path().string());
+  BOOST_TEST(has(html, "<h1>Title</h1>"), html);
+  BOOST_TEST(has(html, "<table>"), html);
+  BOOST_TEST(has(html, "show(1 &lt; 2)"), html);
+  BOOST_TEST(has(html, "a &lt; b"), html);
+}
+
+BOOST_AUTO_TEST_CASE(the_lessons_are_the_numbered_sources_in_order) {
+  const fs::path dir = fs::temp_directory_path() / ("ag_render_names_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* file : {"10_b.cpp", "01_a.cpp", "x.cpp", "2_c.cpp", "03_d.h"}) std::ofstream(dir / file) << "\n";
+  BOOST_TEST(render::lesson_names(dir) == (std::vector<std::string>{"01_a", "10_b"}), boost::test_tools::per_element());
+  BOOST_CHECK_THROW(render::lesson_names(dir / "missing"), ag::DataError);  // exit status 2
+  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,7 +3,6 @@
 #define BOOST_TEST_MODULE readme
 #include <boost/test/unit_test.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 
 #include "check/op_table.h"
 #include "ops/ops.h"
+#include "tests/cli_run.h"
 
 BOOST_AUTO_TEST_CASE(readme_example_gives_the_printed_gradients) {
   // --- begin README example ---
@@ -103,14 +103,9 @@ BOOST_AUTO_TEST_CASE(readme_error_examples_are_what_the_program_prints) {
     const std::string prompt = "$ autograd ";
     if (lines[i].rfind(prompt, 0) != 0 || lines[i + 1].rfind("autograd", 0) != 0) continue;
     const std::string args = lines[i].substr(prompt.size());
-    const std::string cmd = "cd '" + dir.string() + "' && '" AUTOGRAD_CLI "' " + args + " >/dev/null 2>stderr.txt";
-    const int raw = std::system(cmd.c_str());
-    const int status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    std::ifstream err(dir / "stderr.txt");
-    std::stringstream got;
-    got << err.rdbuf();
-    BOOST_TEST(status == 2, "autograd " << args << ": exit status " << status);
-    BOOST_TEST(got.str() == lines[i + 1] + "\n", "autograd " << args << " printed: " << got.str());
+    const cli_test::Run r = cli_test::run(args, "", dir);
+    BOOST_TEST(r.status == 2, "autograd " << args << ": exit status " << r.status);
+    BOOST_TEST(r.err == lines[i + 1] + "\n", "autograd " << args << " printed: " << r.err);
     ++checked;
   }
   fs::remove_all(dir);

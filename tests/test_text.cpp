@@ -14,7 +14,7 @@
 #include <set>
 
 #include "autograd/tape.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "data/text.h"
 #include "train/lm_trainer.h"
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "autograd/tape.h"
-#include "data/csv.h"
+#include "data/atomic_write.h"
 #include "data/files.h"
 
 namespace ag {

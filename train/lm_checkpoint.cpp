@@ -3,7 +3,7 @@
 #include <map>
 #include <sstream>
 
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "data/utf8.h"
 
 namespace ag {

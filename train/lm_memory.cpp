@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "data/csv.h"
+#include "autograd/error.h"
 
 namespace ag {
 

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "autograd/memory.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "data/datasets.h"
 #include "nn/optim.h"
 #include "ops/losses.h"

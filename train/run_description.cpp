@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "autograd/tape.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "autograd/memory.h"
-#include "data/csv.h"
+#include "autograd/error.h"
 #include "ops/losses.h"
 #include "nn/optim.h"
 #include "train/shards.h"

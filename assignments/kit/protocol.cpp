@@ -1,5 +1,7 @@
 #include "assignments/kit/protocol.h"
 
+#include "autograd/format.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -75,15 +77,13 @@ arma::mat read_matrix(Reader& r, const std::string& what) {
 
 std::string encode_cases(const std::vector<std::vector<arma::mat>>& sent) {
   std::string out = "autograd-grade 1\ncases " + std::to_string(sent.size()) + "\n";
-  char buf[32];
   for (std::size_t k = 0; k < sent.size(); ++k) {
     out += "case " + std::to_string(k) + " " + std::to_string(sent[k].size()) + "\n";
     for (const arma::mat& m : sent[k]) {
       out += std::to_string(m.n_rows) + " " + std::to_string(m.n_cols) + "\n";
       for (arma::uword i = 0; i < m.n_rows; ++i) {
         for (arma::uword j = 0; j < m.n_cols; ++j) {
-          std::snprintf(buf, sizeof buf, j ? " %.17g" : "%.17g", m(i, j));
-          out += buf;
+          out += (j ? " " : "") + ag::exact_number(m(i, j));
         }
         out += "\n";
       }

@@ -1,6 +1,6 @@
-#include "cli/grade_text.h"
+#include "assignments/grading/text.h"
 
-namespace cli {
+namespace grading {
 
 std::string as_text(const std::string& bytes, bool keep_newlines) {
   static const char hex[] = "0123456789abcdef";
@@ -22,4 +22,4 @@ std::string cut_as_text(const std::string& text, std::size_t max) {
   return as_text(text.substr(0, max)) + "\n[... " + std::to_string(text.size() - max) + " more bytes not shown]\n";
 }
 
-}  // namespace cli
+}  // namespace grading

@@ -1,4 +1,4 @@
-#include "cli/grade_totals.h"
+#include "assignments/grading/totals.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-namespace cli {
+namespace grading {
 
 namespace fs = std::filesystem;
 
@@ -214,4 +214,4 @@ std::string totals_text(const Totals& totals) {
          " MiB of memory in all (a cgroup)";
 }
 
-}  // namespace cli
+}  // namespace grading

@@ -5,19 +5,19 @@
 #pragma once
 
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "assignments/kit/grader.h"
-#include "cli/grade_sandbox.h"
+#include "autograd/error.h"
+#include "assignments/grading/sandbox.h"
 
-namespace cli {
+namespace grading {
 
 // The grader cannot grade here (no compiler, a noexec TMPDIR, a sandbox that
 // fails): its own error, exit status 3, and never a student's score.
-struct GraderError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct GraderError : ag::Error {
+  using ag::Error::Error;
 };
 
 // Everything the submissions of one run share; the harness objects are built once.
@@ -32,7 +32,7 @@ struct GradeSetup {
   std::filesystem::path harness;  // root/harness: child_main.o and adapter.o
 };
 
-// Removes a run's temporary folder on every way out of its scope (a signal: grade_sandbox.h).
+// Removes a run's temporary folder on every way out of its scope (a signal: sandbox.h).
 struct RemoveOnExit {
   std::filesystem::path folder;
   ~RemoveOnExit();
@@ -47,7 +47,7 @@ struct Outcome {
   std::string status;  // "graded", "does not compile", "timed out", "crashed", "malformed answer", "exited early", "refused"
   std::string reason;  // one line: why it is not "graded"
   std::string compiler_output;
-  std::string program_output;  // the child's stderr (its own prints), cut and escaped (grade_text.h)
+  std::string program_output;  // the child's stderr (its own prints), cut and escaped (text.h)
   std::string limit_hit;       // "it reached its limit of 64 processes at once (cgroup pids.max)", or ""
   kit::GradeReport report;     // always there: the unanswered checks score 0
 };
@@ -64,4 +64,4 @@ Outcome grade_submission(const GradeSetup& setup, const std::filesystem::path& f
 std::string assignments_folder();
 std::string exercise_of(const std::filesystem::path& file, const std::string& option);
 
-}  // namespace cli
+}  // namespace grading

@@ -1,20 +1,22 @@
 // Cleaning up after children that were interrupted or escaped their group
-// (grade_sandbox.h): the registry of running groups and temporary folders.
+// (sandbox.h): the registry of running groups and temporary folders.
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
-#include "cli/grade_registry.h"
-#include "cli/grade_sandbox.h"
+#include "assignments/grading/registry.h"
+#include "assignments/grading/sandbox.h"
 
-namespace cli {
+namespace grading {
 
 namespace fs = std::filesystem;
 
@@ -93,4 +95,22 @@ void kill_orphans() {
   }
 }
 
-}  // namespace cli
+// A grade killed by SIGKILL leaves TMP/autograd-grade-PID-XXXXXX; the next
+// grade removes the folders of this user whose process no longer runs.
+void remove_folders_of_dead_grades() {
+  const std::string prefix = "autograd-grade-";
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const std::size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash || dash > 9) continue;
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) continue;
+    const long pid = std::stol(rest.substr(0, dash));
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
+}
+
+}  // namespace grading

@@ -7,7 +7,7 @@
 
 #include "assignments/kit/grader.h"
 
-namespace cli {
+namespace grading {
 
 struct ClassOptions {
   std::string dir, exercise, csv, sandbox = "auto";
@@ -22,4 +22,4 @@ int grade_class(const ClassOptions& options);
 // would run as a formula (=, +, -, @ first) is prefixed with a quote.
 std::string csv_field(const std::string& text, bool is_text = true);
 
-}  // namespace cli
+}  // namespace grading

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace cli {
+namespace grading {
 
 // Printable ASCII and tabs kept, newlines kept when `keep_newlines`; every
 // other byte (ESC, CR, NUL, DEL, and every byte of 0x80 and above, so that no
@@ -15,4 +15,4 @@ std::string as_text(const std::string& bytes, bool keep_newlines = true);
 // The first `max` bytes of `text` as text, and a note of how much was cut.
 std::string cut_as_text(const std::string& text, std::size_t max);
 
-}  // namespace cli
+}  // namespace grading

@@ -1,4 +1,4 @@
-#include "cli/grade_sandbox.h"
+#include "assignments/grading/sandbox.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,10 +12,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "cli/cli.h"
-#include "cli/grade_registry.h"
+#include "autograd/error.h"
+#include "assignments/grading/registry.h"
 
-namespace cli {
+namespace grading {
 
 namespace fs = std::filesystem;
 
@@ -173,7 +173,7 @@ void supervise(pid_t pid, Pipes& p, const std::string& input, const Limits& limi
 
 Isolation choose_isolation(const std::string& wanted) {
   if (wanted == "none") return Isolation::None;
-  if (wanted != "auto" && wanted != "bwrap") throw UsageError("--sandbox must be auto, bwrap or none, got '" + wanted + "'");
+  if (wanted != "auto" && wanted != "bwrap") throw ag::DataError("--sandbox must be auto, bwrap or none, got '" + wanted + "'");
   bool works = false;
   if (!bwrap_path().empty()) {
     Limits probe;
@@ -183,7 +183,7 @@ Isolation choose_isolation(const std::string& wanted) {
                                     fs::temp_directory_path(), {}, probe, Isolation::None, "");
     works = r.exited_ok();
   }
-  if (!works && wanted == "bwrap") throw UsageError("--sandbox bwrap: bwrap is not installed or cannot create namespaces here");
+  if (!works && wanted == "bwrap") throw ag::DataError("--sandbox bwrap: bwrap is not installed or cannot create namespaces here");
   return works ? Isolation::Bwrap : Isolation::None;
 }
 
@@ -237,11 +237,11 @@ RunResult run_limited(const std::vector<std::string>& argv, const fs::path& fold
   for (const std::string& f : group.join_files()) join.push_back(f.c_str());
   Pipes p{};
   if (::pipe2(p.in, O_CLOEXEC) != 0 || ::pipe2(p.out, O_CLOEXEC) != 0 || ::pipe2(p.err, O_CLOEXEC) != 0) {
-    throw std::runtime_error(std::string("cannot create pipes: ") + std::strerror(errno));
+    throw ag::Error(std::string("cannot create pipes: ") + std::strerror(errno));
   }
   std::unique_lock<std::mutex> lock(registry_mutex());
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
+  if (pid < 0) throw ag::Error(std::string("cannot start a process: ") + std::strerror(errno));
   if (pid == 0) exec_child(c_argv.data(), c_env.data(), dir.c_str(), limits, join, p.in[0], p.out[1], p.err[1]);
   ::setpgid(pid, pid);
   running_groups().insert(pid);
@@ -263,4 +263,4 @@ RunResult run_limited(const std::vector<std::string>& argv, const fs::path& fold
   return r;
 }
 
-}  // namespace cli
+}  // namespace grading

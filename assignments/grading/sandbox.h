@@ -1,6 +1,6 @@
 // Running untrusted programs (a student's compile and its grading run): a
 // wall-clock limit, CPU, memory, file-size and output limits, totals for all
-// its processes (a cgroup: grade_totals.h), no descriptor but its three pipes,
+// its processes (a cgroup: totals.h), no descriptor but its three pipes,
 // its own process group in a fresh folder, and every process it started
 // killed at the end. With bubblewrap (bwrap) it also runs in new namespaces:
 // no network, its own PID namespace (nothing outlives it), and a filesystem
@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/grade_totals.h"
+#include "assignments/grading/totals.h"
 
-namespace cli {
+namespace grading {
 
 enum class Isolation { Bwrap, None };
 
-// "auto" (bwrap when it works here), "bwrap" (or a UsageError) or "none".
+// "auto" (bwrap when it works here), "bwrap" (or a DataError: exit status 2) or "none".
 Isolation choose_isolation(const std::string& wanted);
 
 struct Limits {
@@ -29,7 +29,7 @@ struct Limits {
   rlim_t memory_bytes = rlim_t(2) << 30;
   rlim_t file_bytes = rlim_t(64) << 20;
   std::size_t output_bytes = std::size_t(1) << 20;  // stdout beyond this: killed (checked as it is read)
-  Totals totals;                                    // all its processes together (grade_totals.h)
+  Totals totals;                                    // all its processes together (totals.h)
   long long tmp_bytes = 64LL << 20;                 // with bwrap: the size of its /tmp (a tmpfs)
   bool private_folder = false;                      // with bwrap: its folder a tmpfs of tmp_bytes too
 };
@@ -64,5 +64,8 @@ void unregister_folder(const std::filesystem::path& folder);
 // Without a PID namespace a child may escape its group (setsid, a double fork):
 // as a subreaper this process inherits such orphans; this kills and reaps them.
 void kill_orphans();
+// A grade killed by SIGKILL leaves TMP/autograd-grade-PID-XXXXXX behind: removes
+// the folders of this user whose grade no longer runs.
+void remove_folders_of_dead_grades();
 
-}  // namespace cli
+}  // namespace grading

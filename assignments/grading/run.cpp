@@ -1,4 +1,4 @@
-#include "cli/grade_run.h"
+#include "assignments/grading/run.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,12 +12,12 @@
 #include <map>
 #include <sstream>
 
-#include "cli/cli.h"
-#include "cli/grade_environment.h"
-#include "cli/grade_text.h"
+#include "autograd/error.h"
+#include "assignments/grading/environment.h"
+#include "assignments/grading/text.h"
 #include "data/resources.h"
 
-namespace cli {
+namespace grading {
 
 namespace fs = std::filesystem;
 
@@ -46,7 +46,7 @@ void read_toolchain(GradeSetup& s) {
   const fs::path path = toolchain_path();
   std::ifstream in(path);
   if (!in) {
-    throw UsageError("cannot read " + path.string() +
+    throw ag::DataError("cannot read " + path.string() +
                      ": configure and build the project first (cmake --build BUILD), or install it (cmake --install BUILD)");
   }
   std::map<std::string, std::string> kv;
@@ -156,7 +156,7 @@ std::string exercise_of(const fs::path& file, const std::string& option) {
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "" : "|") + n;
-    throw UsageError("cannot tell which exercise " + file.string() + " is for ('" + name + "'); pass --exercise " + list);
+    throw ag::DataError("cannot tell which exercise " + file.string() + " is for ('" + name + "'); pass --exercise " + list);
   }
   return name;
 }
@@ -261,4 +261,4 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
   return o;
 }
 
-}  // namespace cli
+}  // namespace grading

@@ -1,4 +1,4 @@
-#include "cli/grade_class.h"
+#include "assignments/grading/class.h"
 
 #include <sys/stat.h>
 
@@ -11,11 +11,11 @@
 #include <random>
 #include <thread>
 
-#include "cli/cli.h"
-#include "cli/grade_run.h"
-#include "data/csv.h"
+#include "autograd/error.h"
+#include "assignments/grading/run.h"
+#include "data/atomic_write.h"
 
-namespace cli {
+namespace grading {
 
 namespace fs = std::filesystem;
 
@@ -142,12 +142,12 @@ std::string csv_field(const std::string& text, bool is_text) {
 
 int grade_class(const ClassOptions& o) {
   std::error_code ec;
-  if (!fs::is_directory(o.dir, ec)) throw UsageError("--class: no such folder: " + o.dir);
-  if (o.csv.empty()) throw UsageError("--class needs --csv FILE (where the scores go)");
+  if (!fs::is_directory(o.dir, ec)) throw ag::DataError("--class: no such folder: " + o.dir);
+  if (o.csv.empty()) throw ag::DataError("--class needs --csv FILE (where the scores go)");
   const fs::path csv_dir = fs::absolute(o.csv).parent_path();
-  if (!fs::is_directory(csv_dir, ec)) throw UsageError("--csv: no such folder: " + csv_dir.string());
+  if (!fs::is_directory(csv_dir, ec)) throw ag::DataError("--csv: no such folder: " + csv_dir.string());
   const std::vector<Submission> subs = submissions(o);
-  if (subs.empty()) throw UsageError("--class: no .cpp file and no student folder in " + o.dir);
+  if (subs.empty()) throw ag::DataError("--class: no .cpp file and no student folder in " + o.dir);
   GradeSetup setup = prepare_grading(o.exercise, o.sandbox, o.timeout, o.compile_timeout);
   std::cout << "grading " << subs.size() << " submissions for the '" << o.exercise << "' exercise, " << o.jobs
             << " at a time\n" << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
@@ -182,4 +182,4 @@ int grade_class(const ClassOptions& o) {
   return 0;
 }
 
-}  // namespace cli
+}  // namespace grading

@@ -1,4 +1,4 @@
-// Shared by grade_sandbox.cpp and grade_cleanup.cpp: the process groups of the
+// Shared by sandbox.cpp and cleanup.cpp: the process groups of the
 // running children and the temporary folders, which an interrupt cleans up.
 // Held while forking, so that a signal never sees a child not yet registered.
 #pragma once
@@ -9,9 +9,9 @@
 #include <set>
 #include <string>
 
-namespace cli {
+namespace grading {
 
 std::mutex& registry_mutex();
 std::set<pid_t>& running_groups();  // guarded by registry_mutex()
 
-}  // namespace cli
+}  // namespace grading

@@ -4,12 +4,12 @@
 // GraderErrors: the grader's own, exit status 3, never a student's 0.
 #pragma once
 
-#include "cli/grade_run.h"
+#include "assignments/grading/run.h"
 
-namespace cli {
+namespace grading {
 
 void set_limits(GradeSetup& s, double run_seconds, double compile_seconds);
 void check_environment(const GradeSetup& s);
 void probe_sandbox(const GradeSetup& s);
 
-}  // namespace cli
+}  // namespace grading

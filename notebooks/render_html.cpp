@@ -10,9 +10,9 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/notebook_render.h"
+#include "notebooks/render.h"
 
-namespace cli {
+namespace render {
 
 namespace {
 
@@ -105,4 +105,4 @@ std::string to_html(const std::vector<NotebookCell>& cells, const std::string& t
   return html.str();
 }
 
-}  // namespace cli
+}  // namespace render

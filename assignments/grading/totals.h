@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace cli {
+namespace grading {
 
 struct Totals {
   long processes = 64;                    // processes and threads at once (pids.max)
@@ -54,4 +54,4 @@ void remove_own_groups();  // on an interrupt: this grade's own groups
 bool totals_available();
 std::string totals_text(const Totals& totals);
 
-}  // namespace cli
+}  // namespace grading

@@ -1,11 +1,11 @@
-#include "cli/grade_environment.h"
+#include "assignments/grading/environment.h"
 
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "cli/grade_text.h"
+#include "assignments/grading/text.h"
 
-namespace cli {
+namespace grading {
 
 namespace fs = std::filesystem;
 
@@ -51,4 +51,4 @@ void probe_sandbox(const GradeSetup& s) {
   fs::remove_all(folder);
 }
 
-}  // namespace cli
+}  // namespace grading

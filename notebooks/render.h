@@ -2,10 +2,11 @@
 // with what its program printed and drew, as Markdown and as one HTML file.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
-namespace cli {
+namespace render {
 
 // One piece of a code cell's output: printed text or a PNG it drew.
 struct CellOutput {
@@ -25,7 +26,7 @@ struct NotebookCell {
 std::vector<NotebookCell> parse_notebook(const std::string& source);
 
 // Puts each part of the program's stdout under the code cell that printed it.
-// Throws std::runtime_error when a marker names a line outside every code cell.
+// Throws ag::Error when a marker names a line outside every code cell.
 void attach_output(std::vector<NotebookCell>& cells, const std::string& program_output);
 
 // Markdown: prose as it is, code in ```cpp blocks, output in ```text blocks,
@@ -36,4 +37,14 @@ std::string to_markdown(const std::vector<NotebookCell>& cells, const std::strin
 std::string to_html(const std::vector<NotebookCell>& cells, const std::string& title,
                     const std::string& images_path);
 
-}  // namespace cli
+// The lessons in `source_dir`: its NN_name.cpp files, by name, in order
+// (a DataError when it is no folder).
+std::vector<std::string> lesson_names(const std::filesystem::path& source_dir);
+
+// Runs BIN/notebook_NAME into a private folder beside OUT; only once it has
+// succeeded do its plots, OUT/NAME.md and OUT/NAME.html replace the last
+// render's (a failing lesson leaves the last good render as it was).
+void render_lesson(const std::string& name, const std::filesystem::path& source_dir,
+                   const std::filesystem::path& bin_dir, const std::filesystem::path& out_dir, bool md, bool html);
+
+}  // namespace render

@@ -1,11 +1,10 @@
-#include "cli/notebook_render.h"
+#include "notebooks/render.h"
 
 #include <sstream>
-#include <stdexcept>
-
+#include "autograd/error.h"
 #include "notebooks/markers.h"
 
-namespace cli {
+namespace render {
 
 namespace {
 
@@ -88,12 +87,12 @@ void attach_output(std::vector<NotebookCell>& cells, const std::string& program_
         if (!c.markdown && c.first_line <= at && at <= c.last_line) current = &c;
       }
       if (current == nullptr) {
-        throw std::runtime_error("the program ran a cell at line " + cell_line +
+        throw ag::Error("the program ran a cell at line " + cell_line +
                                  ", which is not inside any code cell of the source");
       }
     } else if (!image.empty()) {
       flush_text();
-      if (current == nullptr) throw std::runtime_error("a plot was drawn before the first cell");
+      if (current == nullptr) throw ag::Error("a plot was drawn before the first cell");
       current->output.push_back({true, image});
     } else {
       pending += line + "\n";
@@ -121,4 +120,4 @@ std::string to_markdown(const std::vector<NotebookCell>& cells, const std::strin
   return md.str();
 }
 
-}  // namespace cli
+}  // namespace render

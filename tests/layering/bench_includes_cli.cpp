@@ -1,0 +1,2 @@
+// A layering probe (tests/layering/CMakeLists.txt): bench/ does not use the command line; this must fail to compile.
+#include "cli/cli.h"

@@ -1,0 +1,2 @@
+// A layering probe (tests/layering/CMakeLists.txt): the grader does not use the lessons' renderer; this must fail to compile.
+#include "notebooks/render.h"

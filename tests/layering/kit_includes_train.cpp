@@ -1,0 +1,2 @@
+// A layering probe (tests/layering/CMakeLists.txt): the grading kit does not use train/; this must fail to compile.
+#include "train/trainer.h"

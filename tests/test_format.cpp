@@ -1,0 +1,48 @@
+#define BOOST_TEST_MODULE format
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "autograd/error.h"
+#include "autograd/format.h"
+#include "data/csv.h"
+
+// The one formatting header (autograd/format.h) and the one error hierarchy (autograd/error.h).
+
+BOOST_AUTO_TEST_CASE(format_number_prints_as_a_stream_does) {
+  BOOST_TEST(ag::format_number(0.1) == "0.1");
+  BOOST_TEST(ag::format_number(1e-5) == "1e-05");
+  BOOST_TEST(ag::format_number(1.0 / 3.0) == "0.333333");
+  BOOST_TEST(ag::format_number(1.0 / 3.0, 3) == "0.333");
+  BOOST_TEST(ag::format_number(-std::numeric_limits<double>::infinity()) == "-inf");
+}
+
+BOOST_AUTO_TEST_CASE(exact_number_reads_back_as_the_same_double) {
+  for (double v : {0.1, 1.0 / 3.0, -2.5e-300, 6.02214076e23, 0.0}) {
+    BOOST_TEST(std::strtod(ag::exact_number(v).c_str(), nullptr) == v);
+  }
+  BOOST_TEST(ag::exact_number(0.1) == "0.10000000000000001");
+  BOOST_TEST(ag::exact_number(std::nan("")) == "nan");
+  BOOST_TEST(ag::exact_number(-std::nan("")) == "nan");
+}
+
+BOOST_AUTO_TEST_CASE(one_line_joins_the_lines_of_a_message) {
+  BOOST_TEST(ag::one_line("a\nb\n") == "a b");
+  BOOST_TEST(ag::one_line("report:\n  x\n  y \n\n") == "report:   x   y");
+  BOOST_TEST(ag::one_line("one line") == "one line");
+  BOOST_TEST(ag::one_line(" \n ").empty());
+}
+
+// What the command line's exit statuses rest on: a DataError (status 2) is
+// an ag::Error, so "catch ag::Error" catches every error the library throws.
+BOOST_AUTO_TEST_CASE(a_data_error_is_an_ag_error) {
+  bool caught = false;
+  try {
+    ag::parse_matrix("1,x", "--input");
+  } catch (const ag::Error& e) {
+    caught = dynamic_cast<const ag::DataError*>(&e) != nullptr;
+  }
+  BOOST_TEST(caught);
+}
