@@ -107,9 +107,10 @@ int eval_gpt(const ag::ModelDescription& run, const ag::Checkpoint& ckpt, const 
   const double bigram = ag::fit_bigram(data.train, run.vocab.size()).loss(scored);
   const std::size_t lines = o.split == "all" ? data.text.lines.size()
                                              : (o.split == "train" ? data.split.train : data.split.validation).size();
-  std::printf("%s, %s (%zu lines, %zu characters to predict): loss %.4f nats per character, "
+  std::printf("%s, %s (%zu line%s, %zu characters to predict): loss %.4f nats per character, "
               "%.3fx the bigram baseline %.4f\n",
-              run.config.dataset.c_str(), o.split.c_str(), lines, ag::count_targets(scored), loss, loss / bigram, bigram);
+              run.config.dataset.c_str(), o.split.c_str(), lines, lines == 1 ? "" : "s", ag::count_targets(scored), loss,
+              loss / bigram, bigram);
   return 0;
 }
 

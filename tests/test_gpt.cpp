@@ -198,7 +198,7 @@ GptRun train_gpt(const ag::RunConfig& c, ag::LmData data) {
 }
 
 struct StopAfterFirstStep {};
-// The loss train_lm logs after its first step (the first batch's mean cross-entropy, before the update).
+// The loss ag::train logs after its first step (the first batch's mean cross-entropy, before the update).
 double first_logged_loss(const ag::RunConfig& config) {
   double first = std::nan("");
   ag::TrainCallbacks callbacks;
