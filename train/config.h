@@ -1,6 +1,8 @@
 // One run's configuration, typed, for either model: what `autograd train` and
 // `autograd compare` parse their options into, and what a program sets by hand.
-// It validates itself, once (validate()), before anything is loaded or built.
+// It validates itself (validate(): one function, called where the options are
+// parsed, and by ag::train as a guard), before anything is loaded or built.
+// Counts are signed (long long), so that -1 reads as -1 in a message, not as 2^64 - 1.
 //
 // Every random draw of a run comes from ag::Rng streams derived from `seed`
 // (2: the split, 3: the initial weights, 4: the batch order, 5: dropout), so
@@ -18,8 +20,6 @@
 #include "nn/optim.h"
 #include "nn/schedule.h"
 #include "nn/transformer.h"
-
-// Counts are signed (long long), so that -1 reads as -1 in a message, not as 2^64 - 1.
 
 namespace ag {
 
