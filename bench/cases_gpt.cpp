@@ -10,7 +10,7 @@
 #include "nn/gpt.h"
 #include "nn/optim.h"
 #include "ops/losses.h"
-#include "train/lm_trainer.h"
+#include "train/text_task.h"
 
 namespace bench {
 
@@ -28,17 +28,17 @@ ag::SequenceBatch first_words(const ag::TextData& words, arma::uword context) {
 
 }  // namespace
 
-// The defaults of `autograd train --model gpt` (ag::LmConfig): 4 pre-LN blocks
+// The defaults of `autograd train --model gpt` (ag::gpt_config()): 4 pre-LN blocks
 // of width 64 with 4 heads, context 32, composed LayerNorm, softmax and GELU, AdamW
 // (lr 3e-3, weight decay 0.01), gradient norm clipped to 1; `fused`: the same
 // with --impl fused (fused LayerNorm, softmax and GELU, like PyTorch's kernels).
 Case gpt_step_case(bool fused) {
   const std::string shape = fused ? "4x64 b32 fused" : "4x64 b32";
   return {"gpt_step", shape, [fused, shape](const Plan& plan) {
-            ag::LmConfig config;
+            ag::RunConfig config = ag::gpt_config();
             config.impl = fused ? ag::Impl::Fused : ag::Impl::Composed;
             const ag::TextData words = ag::load_words();
-            const ag::SequenceBatch batch = first_words(words, config.context);
+            const ag::SequenceBatch batch = first_words(words, static_cast<arma::uword>(config.context));
             ag::Rng rng(1);
             ag::Gpt model(ag::gpt_spec(config, words.vocab.size()), rng);
             ag::AdamOptions adam;

@@ -1,28 +1,30 @@
 // autograd compare: the same model from the same initial weights, trained
 // once per value of one option (--impl composed,fused or --norm none,layernorm,...;
 // for --model gpt also --norm-placement pre,post,none), all curves on one chart.
+// Wiring only: the data loads once, each run is ag::train on its own task.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <memory>
 
 #include "cli/run_folder.h"
 #include "cli/train_options.h"
+#include "cli/train_run.h"
 #include "train/plot.h"
+#include "train/trainer.h"
 
 namespace cli {
 
 namespace {
 
-// Validation loss and accuracy of every run, side by side, one row per epoch.
+// Validation loss and accuracy of every run, side by side, one row per evaluation.
 // (A language model has no accuracy column: its loss alone.)
-void print_table(const std::vector<ag::Curve>& curves, const std::string& x_label) {
+void print_table(const std::vector<ag::Curve>& curves, ag::Axis axis) {
   const bool accuracy = !std::isnan(curves[0].history[0].val_accuracy);
-  std::printf("%-6s", x_label.c_str());
+  std::printf("%-6s", ag::axis_name(axis));
   for (const ag::Curve& c : curves) std::printf(accuracy ? "  %22s" : "  %14s", (c.label + (accuracy ? " val loss / acc" : " val loss")).c_str());
   std::printf("\n");
   for (std::size_t e = 0; e < curves[0].history.size(); ++e) {
-    std::printf("%-6d", curves[0].history[e].epoch);
+    std::printf("%-6lld", static_cast<long long>(ag::x_of(curves[0].history[e], axis)));
     for (const ag::Curve& c : curves) {
       if (accuracy) std::printf("  %13.6f / %5.2f%%", c.history[e].val_loss, 100 * c.history[e].val_accuracy);
       else std::printf("  %14.6f", c.history[e].val_loss);
@@ -31,21 +33,23 @@ void print_table(const std::vector<ag::Curve>& curves, const std::string& x_labe
   }
 }
 
-// --model gpt: one of --norm-placement, --norm, --impl is a list; every run
-// trains on the same data from the same initial weights.
+// One of --norm-placement (gpt), --norm, --impl is a list; every run trains on
+// the same data from the same initial weights.
 struct Varied {
   std::string option;              // "impl", "norm" or "norm-placement"
   std::vector<std::string> values;
 };
 
-Varied varied_gpt_option(const po::variables_map& vm, TrainOptions& values) {
+Varied varied_option(const po::variables_map& vm, TrainOptions& values) {
   const std::vector<std::string> places = split_list(values.norm_placement), norms = split_list(values.norm);
   std::vector<std::string> impls = split_list(values.impl);
-  if ((places.size() > 1 || norms.size() > 1) && vm["impl"].defaulted()) impls = {ag::impl_name(ag::LmConfig().impl)};
+  // The default varies --impl; a list of another option on its own varies that instead.
+  if ((places.size() > 1 || norms.size() > 1) && vm["impl"].defaulted()) impls = {ag::impl_name(ag::Impl::Composed)};
   const int lists = (places.size() > 1) + (norms.size() > 1) + (impls.size() > 1);
   if (lists != 1 || places.empty() || norms.empty() || impls.empty()) {
-    throw UsageError("give a list of two or more values to exactly one of --norm-placement, --norm and --impl "
-                     "(e.g. --norm-placement pre,post,none)");
+    throw UsageError(is_gpt(values) ? "give a list of two or more values to exactly one of --norm-placement, --norm and --impl "
+                                      "(e.g. --norm-placement pre,post,none)"
+                                    : "give a list of two or more values to exactly one of --norm and --impl (e.g. --impl composed,fused)");
   }
   values.norm_placement = places[0];
   values.norm = norms[0];
@@ -56,56 +60,39 @@ Varied varied_gpt_option(const po::variables_map& vm, TrainOptions& values) {
 }
 
 // Composed vs fused: prints the largest differences; false when a loss curve differs by more than tolerance.
-bool within_tolerance(const std::vector<ag::Curve>& curves, double tolerance, const std::string& x_label) {
+bool within_tolerance(const std::vector<ag::Curve>& curves, double tolerance, ag::Axis axis) {
   bool within = true;
   for (std::size_t i = 1; i < curves.size(); ++i) {
-    const ag::CurveDifference d = ag::curve_difference(curves[0].history, curves[i].history);
-    std::printf("largest difference %s vs %s: train loss %.3g, val loss %.3g (largest at %s %d), train acc %.3g, val acc %.3g\n",
-                curves[0].label.c_str(), curves[i].label.c_str(), d.train_loss, d.val_loss, x_label.c_str(), d.worst_loss_epoch,
-                d.train_accuracy, d.val_accuracy);
+    const ag::CurveDifference d = ag::curve_difference(curves[0].history, curves[i].history, axis);
+    std::printf("largest difference %s vs %s: train loss %.3g, val loss %.3g (largest at %s %lld), train acc %.3g, val acc %.3g\n",
+                curves[0].label.c_str(), curves[i].label.c_str(), d.train_loss, d.val_loss, ag::axis_name(axis),
+                static_cast<long long>(d.worst_loss_at), d.train_accuracy, d.val_accuracy);
     within = within && d.train_loss <= tolerance && d.val_loss <= tolerance;
   }
   if (!within) std::printf("FAIL: the loss curves differ by more than --tolerance %g\n", tolerance);
   return within;
 }
 
-// The table, the CSV (written already for a GPT), the plot; with a tolerance
-// (composed vs fused) the check. Returns the exit status.
-int finish(const std::vector<ag::Curve>& curves, RunFolder& out, const std::string& title, bool check, double tolerance,
-           const ag::PlotStyle& style = {}) {
-  const std::string& x_label = style.x_label;
-  print_table(curves, x_label);
-  if (x_label == "epoch") out.write("metrics.csv", ag::compare_csv(curves));
-  const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), curves, title, style);
-  for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
-  if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
-  return check && !within_tolerance(curves, tolerance, x_label) ? 1 : 0;
-}
-
-int compare_gpt(const po::variables_map& vm, TrainOptions& values, double tolerance) {
-  const Varied varied = varied_gpt_option(vm, values);
-  std::vector<ag::LmConfig> configs;
-  for (const std::string& v : varied.values) {
-    configs.push_back(make_lm_config(values, varied.option == "norm-placement" ? v : values.norm_placement,
-                                     varied.option == "norm" ? v : values.norm, varied.option == "impl" ? v : values.impl));
-  }
-  const ag::LmData data = ag::prepare_lm_data(configs[0]);  // the same split for every run
-  RunFolder out(values.out, {"metrics.csv", "curves.png"});
-  std::printf("bigram baseline: val loss %.4f\n", data.bigram_val_loss);
-  std::vector<ag::Curve> curves;
-  std::vector<std::vector<ag::LmPoint>> histories;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    const ag::LmRun run = ag::train_lm(configs[i], data);
-    std::cout << varied.values[i] << ": " << ag::lm_point_line(run.history.back(), run.history.back().step) << std::endl;
-    curves.push_back(ag::lm_curve(varied.values[i], run.history));
-    histories.push_back(run.history);
-  }
-  out.write("metrics.csv", ag::lm_compare_csv(varied.values, histories));
+std::string title_for(const TrainOptions& values, const Varied& varied) {
   std::string names;
   for (const std::string& v : varied.values) names += (names.empty() ? "" : " vs ") + v;
-  const std::string title = values.dataset + ": GPT " + varied.option + " " + names;  // short: the plot is 700 px wide
-  const ag::PlotStyle style{"step", false, data.bigram_val_loss, "bigram baseline"};
-  return finish(curves, out, title, varied.option == "impl", tolerance, style);
+  if (is_gpt(values)) return values.dataset + ": GPT " + varied.option + " " + names;  // short: the plot is 700 px wide
+  return values.dataset + ": " + (varied.option == "impl" ? values.norm + " " : "norm ") + names +
+         " (same seed, same initial weights)";
+}
+
+// Every run's task, on one copy each of the data loaded once.
+std::vector<TrainRun> make_runs(const TrainOptions& values, const Varied& varied) {
+  std::vector<ag::RunConfig> configs;
+  for (const std::string& v : varied.values) {
+    configs.push_back(make_run_config(values, varied.option == "norm" ? v : values.norm,
+                                      varied.option == "impl" ? v : values.impl,
+                                      varied.option == "norm-placement" ? v : values.norm_placement));
+  }
+  const RunData data = load_run_data(configs[0]);
+  std::vector<TrainRun> runs;
+  for (const ag::RunConfig& c : configs) runs.push_back(make_train_run(c, data));
+  return runs;
 }
 
 }  // namespace
@@ -130,34 +117,24 @@ int cmd_compare(const std::vector<std::string>& args) {
     throw UsageError("--tolerance must be 0 or more, got " + std::to_string(tolerance));
   }
   resolve_model_options(vm, values);
-  if (is_gpt(values)) return compare_gpt(vm, values, tolerance);
-  const std::vector<std::string> norms = split_list(values.norm);
-  std::vector<std::string> impls = split_list(values.impl);
-  // The default varies --impl; a --norm list on its own varies the norm instead.
-  if (norms.size() > 1 && vm["impl"].defaulted()) impls = {"composed"};
-  if ((norms.size() > 1) == (impls.size() > 1) || norms.empty() || impls.empty()) {
-    throw UsageError("give a list of two or more values to exactly one of --norm and --impl (e.g. --impl composed,fused)");
-  }
-  const bool vary_impl = impls.size() > 1;
-  std::vector<ag::TrainConfig> configs;
-  for (const std::string& v : vary_impl ? impls : norms) {
-    configs.push_back(make_config(values, vary_impl ? norms[0] : v, vary_impl ? v : impls[0]));
-  }
-  check_dataset(configs[0]);
+  const Varied varied = varied_option(vm, values);
+  std::vector<TrainRun> runs = make_runs(values, varied);
   RunFolder out(values.out, {"metrics.csv", "curves.png"});
-
+  if (runs[0].text) std::printf("bigram baseline: val loss %.4f\n", runs[0].text->data.bigram_val_loss);
+  const ag::Axis axis = ag::axis_of(runs[0].config);
   std::vector<ag::Curve> curves;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    const std::string label = vary_impl ? impls[i] : norms[i];
-    const ag::TrainRun run = ag::train(configs[i]);
-    std::cout << label << ": " << ag::epoch_line(run.history.back(), configs[i].epochs) << "\n";
-    curves.push_back({label, run.history});
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::vector<ag::Metrics> history = ag::train(runs[i].config, runs[i].task());
+    const long long last = axis == ag::Axis::Step ? history.back().step : runs[i].config.epochs;
+    std::cout << varied.values[i] << ": " << ag::metrics_line(history.back(), axis, last) << std::endl;
+    curves.push_back({varied.values[i], history});
   }
-  std::string varied;
-  for (const ag::Curve& c : curves) varied += (varied.empty() ? "" : " vs ") + c.label;
-  const std::string title = values.dataset + ": " + (vary_impl ? norms[0] + " " : "norm ") + varied +
-                            " (same seed, same initial weights)";
-  return finish(curves, out, title, vary_impl, tolerance);
+  print_table(curves, axis);
+  out.write("metrics.csv", ag::compare_csv(curves, axis));
+  const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), curves, title_for(values, varied), plot_style(runs[0]));
+  for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
+  if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
+  return varied.option == "impl" && !within_tolerance(curves, tolerance, axis) ? 1 : 0;
 }
 
 }  // namespace cli

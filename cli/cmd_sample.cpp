@@ -4,8 +4,9 @@
 
 #include "cli/cli.h"
 #include "autograd/error.h"
-#include "train/lm_checkpoint.h"
+#include "train/model_description.h"
 #include "train/lm_memory.h"
+#include "train/sampling.h"
 
 namespace cli {
 
@@ -31,10 +32,10 @@ int cmd_sample(const std::vector<std::string>& args) {
   require_positive("temperature", temperature);
 
   const ag::Checkpoint ckpt = ag::read_checkpoint(model_path);
-  const ag::LmDescription run = ag::read_lm_description(ckpt, model_path);  // every size against the records
-  ag::check_gpt_memory(run.spec, ag::sampling_workload(run.spec));
+  const ag::ModelDescription run = ag::read_description(ckpt, model_path, ag::ModelKind::Gpt);  // every size against the records
+  ag::check_gpt_memory(run.gpt, ag::sampling_workload(run.gpt));
   ag::Rng init_rng(0);  // the weights come from the file
-  ag::Gpt model(run.spec, init_rng);
+  ag::Gpt model(run.gpt, init_rng);
   ag::apply_checkpoint(ckpt, model.parameters(), model_path);
   ag::Rng rng(static_cast<std::uint64_t>(seed));
   std::vector<std::string> lines;

@@ -1,26 +1,21 @@
 // autograd train: trains an MLP (or, with --model gpt, a character-level GPT),
-// prints a line per epoch, writes OUT/metrics.csv, OUT/curves.png and OUT/model.ckpt.
+// prints a line per evaluation, writes OUT/metrics.csv, OUT/curves.png and OUT/model.ckpt.
+// Wiring only: the options parse into an ag::RunConfig, the data loads once
+// into the task, ag::train (train/trainer.h) trains it.
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "cli/run_folder.h"
 #include "cli/train_options.h"
+#include "cli/train_run.h"
 #include "train/checkpoint.h"
-#include "train/lm_checkpoint.h"
-#include "train/lm_memory.h"
-#include "train/plot.h"
 #include "train/progress.h"
+#include "train/trainer.h"
 
 namespace cli {
 
 namespace {
-
-std::string one_line(const std::string& text) {
-  std::string line = text;
-  for (char& c : line) c = c == '\n' ? ' ' : c;
-  return line.substr(0, line.find_last_not_of(' ') + 1);
-}
 
 std::string number(double v) {
   std::ostringstream s;
@@ -28,16 +23,16 @@ std::string number(double v) {
   return s.str();
 }
 
-std::string title_for(const ag::TrainConfig& c) {
+std::string title_for(const ag::RunConfig& c) {
   std::string hidden;
   for (arma::uword h : c.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
   return c.dataset + ": MLP hidden " + (hidden.empty() ? "none" : hidden) + ", norm " + ag::norm_name(c.norm) +
-         (c.norm == ag::Norm::None ? "" : std::string(" (") + ag::impl_name(c.impl) + ")") + ", " + c.optimizer +
-         " lr " + number(c.lr) + ", batch " + std::to_string(c.batch_size);
+         (c.norm == ag::Norm::None ? "" : std::string(" (") + ag::impl_name(c.impl) + ")") + ", " +
+         ag::optimizer_name(c.optimizer) + " lr " + number(c.lr) + ", batch " + std::to_string(c.batch_size);
 }
 
 // Short enough for the plot's width: "words: GPT 4x64, 4 heads, pre-norm (bigram 2.472)".
-std::string gpt_title(const ag::LmConfig& c, const ag::GptSpec& spec, double bigram) {
+std::string gpt_title(const ag::RunConfig& c, const ag::GptSpec& spec, double bigram) {
   char line[200];
   std::snprintf(line, sizeof line, "%s: GPT %zux%zu, %zu heads, %s-norm (bigram %.3f)", c.dataset.c_str(),
                 static_cast<std::size_t>(spec.layers), static_cast<std::size_t>(spec.block.width),
@@ -45,41 +40,32 @@ std::string gpt_title(const ag::LmConfig& c, const ag::GptSpec& spec, double big
   return line;
 }
 
-// The GPT: the data (and its bigram baseline) first, so a bad file fails before --out is touched.
-int train_gpt(const TrainOptions& values) {
-  const ag::LmConfig config = make_lm_config(values, values.norm_placement, values.norm, values.impl);
-  ag::LmData data = ag::prepare_lm_data(config);
-  ag::check_gpt_memory(ag::gpt_spec(config, data.text.vocab.size()), ag::lm_workload(config, data));
-  RunFolder out(values.out, {"metrics.csv", "model.ckpt", "curves.png"});  // before any output: misuse prints nothing
+void print_text_data(const ag::RunConfig& config, const ag::LmData& data) {
   std::printf("data: %s, %zu lines (%zu train / %zu validation), %zu characters + the boundary token\n",
               config.dataset.c_str(), data.text.lines.size(), data.split.train.size(), data.split.validation.size(),
               data.text.vocab.chars.size());
   std::printf("bigram baseline: val loss %.4f (nats per character, add-one smoothing, %zu validation targets)\n",
               data.bigram_val_loss, ag::count_targets(data.validation));
   std::fflush(stdout);
-  const bool terminal = ag::Progress::stdout_is_terminal();
-  ag::Progress progress(std::cout, terminal, config.epochs);
-  const double bigram = data.bigram_val_loss;
-  const long long steps = static_cast<long long>((data.train.size() + config.batch_size - 1) / config.batch_size) * config.epochs;
-  ag::LmCallbacks callbacks;
-  callbacks.on_step = [&progress](const ag::StepInfo& s) { progress.step(s); };
-  callbacks.on_eval = [&](const ag::LmPoint& p) {
-    std::cout << (terminal ? "\r\x1b[K" : "") << ag::lm_point_line(p, steps) << std::endl;  // replaces the bar
-  };
-  ag::LmRun run = ag::train_lm(config, std::move(data), callbacks);
-  std::cout << "model: " << run.model->describe() << "  (" << run.model->parameter_count() << " parameters)\n";
-  std::printf("val loss %.4f = %.3fx the bigram baseline %.4f\n", run.history.back().val_loss,
-              run.history.back().val_loss / bigram, bigram);
-  out.write("metrics.csv", ag::lm_metrics_csv(run.history));
-  out.produce("model.ckpt", [&](const std::string& path) {
-    ag::save_checkpoint(path, run.model->parameters(), ag::describe_lm_run(config, run.spec, run.data.text.vocab));
-  });
-  const ag::PlotStyle style{"step", false, bigram, "bigram baseline"};
-  const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), {ag::lm_curve("", run.history)},
-                                              gpt_title(config, run.spec, bigram), style);
-  for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
-  if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
-  return 0;
+}
+
+void print_summary(const TrainRun& run, const std::vector<ag::Metrics>& history) {
+  const ag::TrainingTask& task = run.task();
+  if (run.table) {
+    std::cout << "model: " << task.describe() << "  (" << run.table->model.parameter_count() << " parameters; "
+              << run.table->split.train.size() << " train / " << run.table->split.validation.size()
+              << " validation samples)\n";
+    return;
+  }
+  const double bigram = run.text->data.bigram_val_loss;
+  std::cout << "model: " << task.describe() << "  (" << run.text->model->parameter_count() << " parameters)\n";
+  std::printf("val loss %.4f = %.3fx the bigram baseline %.4f\n", history.back().val_loss,
+              history.back().val_loss / bigram, bigram);
+}
+
+std::string title(const TrainRun& run) {
+  if (run.table) return title_for(run.config);
+  return gpt_title(run.config, run.text->spec, run.text->data.bigram_val_loss);
 }
 
 }  // namespace
@@ -95,26 +81,26 @@ int cmd_train(const std::vector<std::string>& args) {
     return 0;
   }
   resolve_model_options(vm, values);
-  if (is_gpt(values)) {
-    if (vm["out"].defaulted()) values.out = "runs/gpt";
-    return train_gpt(values);
-  }
-  const ag::TrainConfig config = make_config(values, values.norm, values.impl);
-  check_dataset(config);
+  if (is_gpt(values) && vm["out"].defaulted()) values.out = "runs/gpt";
+  const ag::RunConfig config = make_run_config(values, values.norm, values.impl, values.norm_placement);
+  TrainRun run = make_train_run(config, load_run_data(config));  // bad data fails before --out is touched
   RunFolder out(values.out, {"metrics.csv", "model.ckpt", "curves.png"});
+  if (run.text) print_text_data(config, run.text->data);
 
-  ag::Progress progress(std::cout, ag::Progress::stdout_is_terminal(), config.epochs);
-  ag::TrainRun run = ag::train(config, progress.callbacks());
-  std::cout << "model: " << one_line(run.model.describe()) << "  (" << run.model.parameter_count()
-            << " parameters; " << run.split.train.size() << " train / " << run.split.validation.size()
-            << " validation samples)\n";
+  const ag::Axis axis = ag::axis_of(config);
+  ag::Progress progress(std::cout, ag::Progress::stdout_is_terminal(), axis, last_x(run));
+  ag::TrainCallbacks callbacks = progress.callbacks();
+  callbacks.on_checkpoint = [&](ag::TrainingTask& task, const ag::Metrics&) {
+    out.produce("model.ckpt", [&](const std::string& path) {
+      ag::save_checkpoint(path, task.parameters(), checkpoint_metadata(run));
+    });
+  };
+  const std::vector<ag::Metrics> history = ag::train(config, run.task(), callbacks);
+  print_summary(run, history);
 
   // Every file of the run is complete before any replaces the last run's.
-  out.write("metrics.csv", ag::metrics_csv(run.history));
-  out.produce("model.ckpt", [&](const std::string& path) {
-    ag::save_checkpoint(path, run.model.parameters(), ag::describe_run(config, run.spec));
-  });
-  const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), {{"", run.history}}, title_for(config));
+  out.write("metrics.csv", ag::metrics_csv(history, axis));
+  const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), {{"", history}}, title(run), plot_style(run));
   for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
   if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
   return 0;

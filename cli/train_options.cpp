@@ -79,16 +79,16 @@ void resolve_model_options(const po::variables_map& vm, TrainOptions& v) {
     return;
   }
   refuse_foreign(vm, kMlpOnly, "gpt", kGptOnly);
-  const ag::LmConfig d;
+  const ag::RunConfig d = ag::gpt_config();
   gpt_default(vm, "dataset", v.dataset, d.dataset);
   gpt_default(vm, "norm", v.norm, std::string(ag::norm_name(d.norm)));
-  gpt_default(vm, "optimizer", v.optimizer, d.optimizer);
+  gpt_default(vm, "optimizer", v.optimizer, std::string(ag::optimizer_name(d.optimizer)));
   gpt_default(vm, "lr", v.lr, d.lr);
   gpt_default(vm, "weight-decay", v.weight_decay, d.weight_decay);
-  gpt_default(vm, "schedule", v.schedule, std::string(d.cosine ? "cosine" : "constant"));
+  gpt_default(vm, "schedule", v.schedule, std::string(ag::schedule_name(d.schedule)));
   gpt_default(vm, "clip", v.clip, d.clip);
-  gpt_default(vm, "epochs", v.epochs, static_cast<long long>(d.epochs));
-  gpt_default(vm, "batch-size", v.batch_size, static_cast<long long>(d.batch_size));
+  gpt_default(vm, "epochs", v.epochs, d.epochs);
+  gpt_default(vm, "batch-size", v.batch_size, d.batch_size);
   gpt_default(vm, "validation", v.validation, d.validation_fraction);
   if (!ag::is_text_dataset(v.dataset)) {
     throw UsageError("--model gpt trains on text: --dataset words or a FILE.txt, not '" + v.dataset + "'");
@@ -119,112 +119,88 @@ namespace {
 void require(bool ok, const std::string& message) {
   if (!ok) throw UsageError(message);
 }
-std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-// Every optimizer shrinks the weights by a factor 1 - lr * weight_decay a step
-// (SGD and AdamW directly, Adam through the gradient it normalises): at 1 or more
-// the weights are zeroed or flip sign every step, and 1e308 overflows to inf.
-void require_weight_decay(const TrainOptions& v) {
-  require(std::isfinite(v.weight_decay) && v.weight_decay >= 0, "--weight-decay must be 0 or more, got " + num(v.weight_decay));
-  require(v.lr * v.weight_decay < 1, "--weight-decay " + num(v.weight_decay) + " with --lr " + num(v.lr) +
-                                         ": the weights shrink by lr x weight decay a step, which must be below 1 (it is " +
-                                         num(v.lr * v.weight_decay) + ")");
-}
-}  // namespace
 
-ag::TrainConfig make_config(const TrainOptions& v, const std::string& norm, const std::string& impl) {
-  require(std::isfinite(v.lr) && v.lr > 0, "--lr must be a positive number, got " + num(v.lr));
-  require(std::isfinite(v.momentum) && v.momentum >= 0 && v.momentum < 1, "--momentum must be in [0, 1), got " + num(v.momentum));
-  require_weight_decay(v);
-  require(std::isfinite(v.clip) && v.clip >= 0, "--clip must be 0 (off) or more, got " + num(v.clip));
-  require(v.validation >= 0 && v.validation < 1, "--validation must be in [0, 1), got " + num(v.validation));
-  require(v.epochs >= 1 && v.epochs <= 1000000, "--epochs must be from 1 to 1000000, got " + std::to_string(v.epochs));
-  require(v.batch_size >= 1, "--batch-size must be at least 1, got " + std::to_string(v.batch_size));
-  require(v.seed >= 0, "--seed must be 0 or more, got " + std::to_string(v.seed));
-  require(v.threads >= 1 && v.threads <= 256, "--threads must be from 1 to 256, got " + std::to_string(v.threads));
-  require(v.optimizer == "sgd" || v.optimizer == "adam" || v.optimizer == "adamw",
-          "--optimizer '" + v.optimizer + "' is not one of sgd, adam, adamw");
-  ag::TrainConfig c;
-  try {
-    c.norm = ag::parse_norm(norm);
-    c.impl = ag::parse_impl(impl);
-    c.activation = ag::parse_activation(v.activation);
-    c.schedule = ag::parse_schedule(v.schedule);
-  } catch (const ag::Error& e) {
-    throw UsageError(e.what());
+// The kind whose name is `text`, else "unknown <what> 'text' (expected a, b or c)".
+template <class Kind>
+Kind choose(const std::string& text, const std::vector<Kind>& kinds, const char* (*name)(Kind), const std::string& what) {
+  std::string expected;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (text == name(kinds[i])) return kinds[i];
+    expected += std::string(i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ") + name(kinds[i]);
   }
-  c.dataset = v.dataset;
-  c.label_column = v.label;
+  throw UsageError("unknown " + what + " '" + text + "' (expected " + expected + ")");
+}
+
+ag::OptimizerKind optimizer_option(const std::string& text) {
+  for (ag::OptimizerKind k : {ag::OptimizerKind::SGD, ag::OptimizerKind::Adam, ag::OptimizerKind::AdamW}) {
+    if (text == ag::optimizer_name(k)) return k;
+  }
+  throw UsageError("--optimizer '" + text + "' is not one of sgd, adam, adamw");
+}
+
+// The fields only one model has.
+void set_model_options(const TrainOptions& v, const std::string& placement, ag::RunConfig& c) {
+  if (c.model == ag::ModelKind::Gpt) {
+    c.placement = choose(placement, {ag::Placement::Pre, ag::Placement::Post, ag::Placement::None}, ag::placement_name,
+                         "norm placement");
+    c.layers = v.layers;
+    c.heads = v.heads;
+    c.width = v.width;
+    c.context = v.context;
+    c.warmup = v.warmup;
+    c.dropout = v.dropout;
+    return;
+  }
+  c.activation = choose(v.activation, {ag::Activation::ReLU, ag::Activation::Tanh, ag::Activation::GELU},
+                        ag::activation_name, "activation");
   c.hidden = parse_hidden(v.hidden);
-  c.optimizer = v.optimizer;
-  c.lr = v.lr;
+  c.label_column = v.label;
   c.momentum = v.momentum;
-  c.weight_decay = v.weight_decay;
-  c.clip = v.clip;
-  c.epochs = static_cast<int>(v.epochs);
-  c.batch_size = static_cast<arma::uword>(v.batch_size);
-  c.seed = static_cast<std::uint64_t>(v.seed);
-  c.validation_fraction = v.validation;
-  c.threads = static_cast<int>(v.threads);
-  return c;
-}
-
-namespace {
-long long within(const std::string& option, long long value, long long lo, long long hi) {
-  require(value >= lo && value <= hi, "--" + option + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                                          ", got " + std::to_string(value));
-  return value;
 }
 }  // namespace
 
-ag::LmConfig make_lm_config(const TrainOptions& v, const std::string& placement, const std::string& norm,
-                            const std::string& impl) {
-  require(std::isfinite(v.lr) && v.lr > 0, "--lr must be a positive number, got " + num(v.lr));
-  require_weight_decay(v);
-  require(std::isfinite(v.clip) && v.clip >= 0, "--clip must be 0 (off) or more, got " + num(v.clip));
-  require(v.validation > 0 && v.validation < 1, "--validation must be above 0 and below 1 for --model gpt, got " + num(v.validation));
-  require(v.dropout >= 0 && v.dropout < 1, "--dropout must be in [0, 1), got " + num(v.dropout));
+ag::Norm norm_option(const std::string& text) { return choose(text, ag::norm_kinds(), ag::norm_name, "norm"); }
+ag::Impl impl_option(const std::string& text) { return choose(text, ag::impl_kinds(), ag::impl_name, "implementation"); }
+
+std::string option_name(const std::string& field) {
+  if (field == "validation_fraction") return "--validation";
+  if (field == "placement") return "--norm-placement";
+  std::string name = "--" + field;
+  for (char& c : name) c = c == '_' ? '-' : c;
+  return name;
+}
+
+ag::RunConfig make_run_config(const TrainOptions& v, const std::string& norm, const std::string& impl,
+                              const std::string& placement) {
+  ag::RunConfig c = is_gpt(v) ? ag::gpt_config() : ag::mlp_config();
   require(v.seed >= 0, "--seed must be 0 or more, got " + std::to_string(v.seed));
-  require(v.optimizer == "adam" || v.optimizer == "adamw", "--optimizer '" + v.optimizer + "' is not one of adam, adamw (--model gpt)");
-  require(v.schedule == "cosine" || v.schedule == "constant",
-          "--schedule '" + v.schedule + "' is not one of cosine, constant (--model gpt)");
-  ag::LmConfig c;
-  c.layers = static_cast<arma::uword>(within("layers", v.layers, 1, 48));
-  c.heads = static_cast<arma::uword>(within("heads", v.heads, 1, 64));
-  c.width = static_cast<arma::uword>(within("width", v.width, 1, 1024));
-  require(c.width % c.heads == 0, "--width " + std::to_string(c.width) + " must be a multiple of --heads " + std::to_string(c.heads));
-  c.context = static_cast<arma::uword>(within("context", v.context, 1, 1024));
-  c.epochs = static_cast<int>(within("epochs", v.epochs, 1, 1000000));
-  c.batch_size = static_cast<arma::uword>(within("batch-size", v.batch_size, 1, 4096));
-  c.warmup = static_cast<int>(within("warmup", v.warmup, 0, 1000000000));
-  c.threads = static_cast<int>(within("threads", v.threads, 1, 256));
-  try {
-    c.placement = ag::parse_placement(placement);
-    c.norm = ag::parse_norm(norm);
-    c.impl = ag::parse_impl(impl);
-  } catch (const ag::Error& e) {
-    throw UsageError(e.what());
-  }
-  require(c.norm != ag::Norm::None, "--norm none: a GPT's norm is layernorm or rmsnorm (for no norm: --norm-placement none)");
+  c.norm = norm_option(norm);
+  c.impl = impl_option(impl);
+  c.optimizer = optimizer_option(v.optimizer);
+  c.schedule = choose(v.schedule, {ag::Schedule::Kind::Constant, ag::Schedule::Kind::Step, ag::Schedule::Kind::Cosine},
+                      ag::schedule_name, "schedule");
+  set_model_options(v, placement, c);
   c.dataset = v.dataset;
-  c.dropout = v.dropout;
-  c.optimizer = v.optimizer;
   c.lr = v.lr;
   c.weight_decay = v.weight_decay;
-  c.cosine = v.schedule == "cosine";
   c.clip = v.clip;
+  c.epochs = v.epochs;
+  c.batch_size = v.batch_size;
   c.seed = static_cast<std::uint64_t>(v.seed);
   c.validation_fraction = v.validation;
+  c.threads = v.threads;
+  try {
+    c.validate(option_name);
+  } catch (const ag::ConfigError& e) {
+    throw UsageError(e.what());
+  }
   return c;
 }
 
-void check_dataset(const ag::TrainConfig& config) {
-  const ag::Dataset data = ag::make_dataset(config.dataset, config.seed, config.label_column);
+ag::Dataset load_table(const ag::RunConfig& config) {
+  ag::Dataset data = ag::make_dataset(config.dataset, config.seed, config.label_column);
   if (data.size() < 2) throw ag::DataError(config.dataset + ": needs at least 2 samples, has " + std::to_string(data.size()));
-  ag::check_model_size(config, data);  // here too, so a model too big to build refuses before --out is made
+  return data;
 }
 
 }  // namespace cli

@@ -1,4 +1,5 @@
-// The options `autograd train` and `autograd compare` share, and their checks.
+// The options `autograd train` and `autograd compare` share, parsed once into
+// a typed, validated ag::RunConfig (train/config.h).
 //
 // --model mlp (the default) trains an MLP on a table of numbers; --model gpt
 // a character-level GPT on text. Each has options of its own, and giving one
@@ -11,8 +12,8 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "train/lm_trainer.h"
-#include "train/trainer.h"
+#include "data/datasets.h"
+#include "train/config.h"
 
 namespace cli {
 
@@ -40,12 +41,19 @@ void add_train_options(po::options_description& options, TrainOptions& values, c
 void resolve_model_options(const po::variables_map& vm, TrainOptions& values);
 bool is_gpt(const TrainOptions& values);
 
-// Checks every value (throwing UsageError with the option's name) and builds the config;
-// norm and impl are passed separately because compare varies them.
-ag::TrainConfig make_config(const TrainOptions& values, const std::string& norm, const std::string& impl);
-// The same for --model gpt; compare varies the placement, the norm or the impl.
-ag::LmConfig make_lm_config(const TrainOptions& values, const std::string& placement, const std::string& norm,
-                            const std::string& impl);
+// Parses every option into the typed configuration and validates it, once
+// (RunConfig::validate, its messages naming the options): UsageError for a
+// value that does not parse or is out of range. The norm, its implementation
+// and its placement are passed separately because compare varies them.
+ag::RunConfig make_run_config(const TrainOptions& values, const std::string& norm, const std::string& impl,
+                              const std::string& placement);
+
+// The command line's spelling of a config field ("weight_decay" -> "--weight-decay").
+std::string option_name(const std::string& field);
+
+// The option strings of the norm vocabulary (nn/norm.h) and the others, mapped onto their kinds.
+ag::Norm norm_option(const std::string& text);
+ag::Impl impl_option(const std::string& text);
 
 // "64,64" -> {64, 64}; "" -> {} (no hidden layer). UsageError for anything else.
 std::vector<arma::uword> parse_hidden(const std::string& text);
@@ -53,7 +61,8 @@ std::vector<arma::uword> parse_hidden(const std::string& text);
 // "a,b,c" -> {"a", "b", "c"}.
 std::vector<std::string> split_list(const std::string& text);
 
-// Loads the dataset once so an unknown name or a bad file fails before anything is written.
-void check_dataset(const ag::TrainConfig& config);
+// The MLP's table, loaded once (and handed to ag::TableTask), so an unknown name or a
+// bad file fails before anything is written; refuses fewer than 2 samples.
+ag::Dataset load_table(const ag::RunConfig& config);
 
 }  // namespace cli

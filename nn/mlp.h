@@ -14,7 +14,6 @@
 
 namespace ag {
 
-enum class Norm { None, LayerNorm, RMSNorm };
 enum class Activation { ReLU, Tanh, GELU };
 
 struct MlpSpec {
@@ -29,11 +28,9 @@ struct MlpSpec {
 // specs that differ only in norm or impl start from the same weights.
 Sequential make_mlp(const MlpSpec& spec, Rng& rng);
 
-// Names as the command line spells them, and back (throwing Error on an unknown name).
-const char* norm_name(Norm n);
+// The activation's name ("relu", "tanh", "gelu"), and back (throwing Error on an unknown name).
+// The norm's names are in nn/norm.h.
 const char* activation_name(Activation a);
-Norm parse_norm(const std::string& s);
-Impl parse_impl(const std::string& s);
 Activation parse_activation(const std::string& s);
 
 }  // namespace ag

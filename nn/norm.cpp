@@ -8,7 +8,41 @@
 
 namespace ag {
 
+const std::vector<Norm>& norm_kinds() {
+  static const std::vector<Norm> kinds{Norm::None, Norm::LayerNorm, Norm::RMSNorm};
+  return kinds;
+}
+
+const std::vector<Impl>& impl_kinds() {
+  static const std::vector<Impl> kinds{Impl::Composed, Impl::Fused};
+  return kinds;
+}
+
+const char* norm_name(Norm n) {
+  return n == Norm::LayerNorm ? "layernorm" : n == Norm::RMSNorm ? "rmsnorm" : "none";
+}
+
 const char* impl_name(Impl impl) { return impl == Impl::Composed ? "composed" : "fused"; }
+
+Norm parse_norm(const std::string& name) {
+  for (Norm n : norm_kinds()) {
+    if (name == norm_name(n)) return n;
+  }
+  throw Error("unknown norm '" + name + "' (expected none, layernorm or rmsnorm)");
+}
+
+Impl parse_impl(const std::string& name) {
+  for (Impl i : impl_kinds()) {
+    if (name == impl_name(i)) return i;
+  }
+  throw Error("unknown implementation '" + name + "' (expected composed or fused)");
+}
+
+std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uword width, Impl impl) {
+  if (norm == Norm::LayerNorm) return std::make_unique<LayerNorm>(name, width, impl);
+  if (norm == Norm::RMSNorm) return std::make_unique<RMSNorm>(name, width, impl);
+  return nullptr;
+}
 
 LayerNorm::LayerNorm(const std::string& name, arma::uword features, Impl impl, double eps)
     : gamma(name + ".gamma", arma::mat(1, features, arma::fill::ones)),

@@ -1,19 +1,42 @@
-// LayerNorm and RMSNorm as modules; each runs either implementation of
+// The norm vocabulary in one place: the kinds of norm a model can use, the two
+// implementations of each, their names, parsing and construction; and the
+// modules themselves. LayerNorm and RMSNorm each run either implementation of
 // ops/layernorm.h, so a model can swap composed for fused and nothing else changes.
 // BatchNorm, the one whose output depends on the batch, has running statistics
 // and a different forward in eval mode.
+//
+// The names ("layernorm", "fused") are the ones checkpoints store; the command
+// line maps its own option strings onto the kinds (cli/train_options.cpp).
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "nn/module.h"
 
 namespace ag {
 
+// The norm after each hidden Linear of an MLP, or in each transformer block.
+enum class Norm { None, LayerNorm, RMSNorm };
+
 enum class Impl {
   Composed,  // built from primitive ops; the tape derives the backward
   Fused      // one tape node with a handwritten backward
 };
+
+// Every kind, in the order the names are listed in messages.
+const std::vector<Norm>& norm_kinds();  // None, LayerNorm, RMSNorm
+const std::vector<Impl>& impl_kinds();  // Composed, Fused
+
+const char* norm_name(Norm n);     // "none", "layernorm", "rmsnorm"
+const char* impl_name(Impl impl);  // "composed", "fused"
+// The kind of a name above; throws Error naming the choices for anything else.
+Norm parse_norm(const std::string& name);
+Impl parse_impl(const std::string& name);
+
+// A LayerNorm or RMSNorm module named `name` over `width` features (nullptr for Norm::None).
+std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uword width, Impl impl);
 
 // Per row: y = (x - mean) / sqrt(var + eps) * gamma + beta. gamma = 1, beta = 0 at the start.
 class LayerNorm : public Module {
@@ -76,7 +99,5 @@ class BatchNorm : public Module {
   double momentum_;
   double eps_;
 };
-
-const char* impl_name(Impl impl);  // "composed" / "fused"
 
 }  // namespace ag

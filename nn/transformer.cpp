@@ -14,12 +14,6 @@ Placement parse_placement(const std::string& s) {
   throw Error("unknown norm placement '" + s + "' (expected pre, post or none)");
 }
 
-std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uword width, Impl impl) {
-  if (norm == Norm::LayerNorm) return std::make_unique<LayerNorm>(name, width, impl);
-  if (norm == Norm::RMSNorm) return std::make_unique<RMSNorm>(name, width, impl);
-  return nullptr;
-}
-
 FeedForward::FeedForward(const std::string& name, arma::uword width, Rng& rng, double dropout, std::uint64_t dropout_seed,
                          Impl gelu)
     : fc(name + ".fc", width, 4 * width, rng, Init::Xavier),

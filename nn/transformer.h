@@ -70,7 +70,4 @@ class TransformerBlock : public Module {
   FeedForward ffn_;
 };
 
-// A LayerNorm or RMSNorm module named `name` (nullptr for Norm::None).
-std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uword width, Impl impl);
-
 }  // namespace ag

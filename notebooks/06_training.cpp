@@ -26,6 +26,7 @@
 #include "nn/optim.h"
 #include "notebooks/notebook.h"
 #include "ops/losses.h"
+#include "train/table_task.h"
 #include "train/trainer.h"
 
 using ag::Tape;
@@ -117,12 +118,13 @@ NB_CELL {
   std::printf("validation accuracy after 10 epochs: %.3f without, %.3f with LayerNorm\n", plain.val_accuracy,
               composed.val_accuracy);
 
-  ag::TrainConfig c;
+  ag::RunConfig c;
   c.dataset = "digits";
   c.hidden = {64};
   c.norm = ag::Norm::LayerNorm;
   c.epochs = 10;
-  const std::vector<ag::EpochMetrics> library = ag::train(c).history;
+  ag::TableTask task(c, ag::make_dataset(c.dataset, c.seed));
+  const std::vector<ag::Metrics> library = ag::train(c, task);
   bool same = true;
   for (std::size_t e = 0; e < library.size(); ++e) {
     same = same && library[e].train_loss == composed.train_running[e] && library[e].val_loss == composed.val[e];

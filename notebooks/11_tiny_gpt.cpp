@@ -40,7 +40,7 @@
 #include "nn/optim.h"
 #include "notebooks/notebook.h"
 #include "ops/ops.h"
-#include "train/lm_trainer.h"
+#include "train/sampling.h"
 
 using ag::Tape;
 using ag::Var;
@@ -356,7 +356,7 @@ NB_CELL {
 //
 // ## Sampling
 //
-// `ag::sample_lines` (train/lm_trainer.h) starts every word at the boundary
+// `ag::sample_lines` (train/sampling.h) starts every word at the boundary
 // token, draws the next character from softmax(logits / temperature), and
 // stops at the next boundary. Lower temperatures sharpen the distribution
 // towards the likeliest characters.

@@ -12,7 +12,7 @@
 #include "ops/ops.h"
 #include "ops/softmax.h"
 #include "page/views.h"
-#include "train/lm_checkpoint.h"
+#include "train/model_description.h"
 
 #ifndef PAGE_MODEL_PATH
 #error "PAGE_MODEL_PATH: the checkpoint the page reads (page/CMakeLists.txt sets it)"
@@ -23,7 +23,7 @@ namespace page {
 namespace {
 
 struct Loaded {
-  ag::LmDescription run;
+  ag::ModelDescription run;
   std::unique_ptr<ag::Gpt> model;
 };
 
@@ -33,10 +33,10 @@ Loaded& loaded() {
   static Loaded m = [] {
     Loaded l;
     const ag::Checkpoint ckpt = ag::read_checkpoint(PAGE_MODEL_PATH);
-    l.run = ag::read_lm_description(ckpt, PAGE_MODEL_PATH);
-    l.run.spec.block.impl = ag::Impl::Fused;
+    l.run = ag::read_description(ckpt, PAGE_MODEL_PATH, ag::ModelKind::Gpt);
+    l.run.gpt.block.impl = ag::Impl::Fused;
     ag::Rng init_rng(0);  // the weights come from the file
-    l.model = std::make_unique<ag::Gpt>(l.run.spec, init_rng);
+    l.model = std::make_unique<ag::Gpt>(l.run.gpt, init_rng);
     ag::load_checkpoint(PAGE_MODEL_PATH, l.model->parameters());
     l.model->eval();
     return l;
@@ -76,7 +76,7 @@ ModelRequest parse_model_request(const std::string& hash) {
 }
 
 // The boundary, then one token per character; every problem named.
-arma::uvec tokens_of(const std::string& word, const ag::LmDescription& run) {
+arma::uvec tokens_of(const std::string& word, const ag::ModelDescription& run) {
   if (word.empty()) throw PageError("word: empty; type a few letters, e.g. em");
   std::vector<arma::uword> tokens{ag::kBoundary};
   for (unsigned char c : word) {
@@ -90,9 +90,9 @@ arma::uvec tokens_of(const std::string& word, const ag::LmDescription& run) {
     }
     tokens.push_back(k + 1);
   }
-  if (tokens.size() > run.spec.context) {
+  if (tokens.size() > run.gpt.context) {
     throw PageError("word: " + std::to_string(word.size()) + " letters; the model reads at most " +
-                    std::to_string(run.spec.context - 1) + " (its context is " + std::to_string(run.spec.context) +
+                    std::to_string(run.gpt.context - 1) + " (its context is " + std::to_string(run.gpt.context) +
                     " tokens, the first one the boundary)");
   }
   return arma::uvec(tokens);
@@ -132,7 +132,7 @@ void put_sample(const ModelRequest& r, arma::uvec tokens, Loaded& m, Report& rep
   ag::Tape tape;
   std::string text = r.word;
   std::vector<double> drawn;
-  while (tokens.n_elem < m.run.spec.context) {
+  while (tokens.n_elem < m.run.gpt.context) {
     const arma::rowvec p = next_distribution(*m.model, tokens, tape);
     const double u = rng.uniform();
     arma::uword next = 0;

@@ -10,7 +10,7 @@
 #include "bench/peer.h"
 #include "bench/report.h"
 #include "bench/rounds.h"
-#include "train/lm_trainer.h"
+#include "train/text_task.h"
 
 // `autograd bench`'s rounds: ours and the peer alternate case by case (A B A B),
 // and each ratio comes with its spread over the rounds. Nothing here is timed:
@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(the_real_peer_answers_requests_one_by_one) {
   BOOST_TEST_REQUIRE(norm.has_value());
   BOOST_TEST(norm->shape == "64x768");
   ag::Rng rng(1);
-  ag::Gpt ours(ag::gpt_spec(ag::LmConfig{}, 27), rng);
+  ag::Gpt ours(ag::gpt_spec(ag::gpt_config(), 27), rng);
   const std::string count = std::to_string(ours.parameter_count()) + " parameters";
   for (const char* shape : {"4x64 b32", "4x64 b32 fused"}) {
     const std::optional<bench::PeerResult> r = peer.time("gpt_step", shape);

@@ -1,11 +1,13 @@
 // autograd train --model gpt, sample and compare, run as a program on a small
-// FILE.txt for a few steps: the files, the baseline line, sample's output.
+// FILE.txt for a few steps: the files, the baseline line, sample's output, and
+// eval of the checkpoint against the bigram.
 #define BOOST_TEST_MODULE cli_gpt
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -156,5 +158,47 @@ BOOST_AUTO_TEST_CASE(options_of_the_other_model_and_bad_text_are_one_line_errors
     const cli_test::Run r = run(args);
     BOOST_TEST(r.status == 2, args);
     BOOST_TEST(has(r.err, expect), args << " -> " << r.err);
+  }
+}
+
+// Before: eval read MLP checkpoints only ("the checkpoint does not describe an autograd MLP").
+// Now a GPT checkpoint is scored per character on its own split, with the bigram beside it:
+// on the training split and seed, the same numbers train printed last.
+BOOST_AUTO_TEST_CASE(eval_scores_a_gpt_checkpoint_per_character_against_the_bigram) {
+  const std::string out = path("eval-run");
+  const cli_test::Run t = run("train --model gpt --dataset " + names_file() + kTiny + " --out " + out, kEnv);
+  BOOST_TEST_REQUIRE(t.status == 0, t.err);
+  const cli_test::Run e = run("eval --model " + out + "/model.ckpt", kEnv);
+  BOOST_TEST_REQUIRE(e.status == 0, e.err);
+  BOOST_TEST(e.err.empty(), e.err);
+  BOOST_TEST(has(e.out, names_file() + ", val (4 lines, "), e.out);
+  char trained[64];
+  std::snprintf(trained, sizeof trained, "loss %.4f nats per character",
+                number_after(t.out.substr(t.out.rfind("step 10/10")), "val loss "));
+  BOOST_TEST(has(e.out, trained), e.out << " vs " << t.out);
+  char bigram[64];
+  std::snprintf(bigram, sizeof bigram, "the bigram baseline %.4f", number_after(t.out, "bigram baseline: val loss "));
+  BOOST_TEST(has(e.out, bigram), e.out << " vs " << t.out);
+  const cli_test::Run all = run("eval --model " + out + "/model.ckpt --split all", kEnv);
+  BOOST_TEST_REQUIRE(all.status == 0, all.err);
+  BOOST_TEST(has(all.out, ", all (40 lines, "), all.out);
+  BOOST_TEST(all.out != e.out);
+}
+
+BOOST_AUTO_TEST_CASE(eval_refuses_text_outside_the_vocabulary_and_a_table_for_a_gpt) {
+  const std::string out = path("eval-refuse");
+  BOOST_TEST_REQUIRE(run("train --model gpt --dataset " + names_file() + kTiny + " --out " + out, kEnv).status == 0);
+  std::ofstream(path("other.txt")) << "abc\nfez\ncab\n";  // 'z' and nothing else is new
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--dataset " + path("other.txt"), "the character 'z' is not in the model's vocabulary (7 characters: abcdefo)"},
+      {"--dataset digits", "--dataset digits is not text: the model in"},
+      {"--label 2", "--label does not apply to a GPT checkpoint"},
+  };
+  for (const auto& [args, expect] : cases) {
+    const cli_test::Run r = run("eval --model " + out + "/model.ckpt " + args, kEnv);
+    BOOST_TEST(r.status == 2, args);
+    BOOST_TEST(lines_of(r.err).size() == 1u, args << " -> " << r.err);
+    BOOST_TEST(has(r.err, expect), args << " -> " << r.err);
+    BOOST_TEST(r.out.empty(), args << " -> " << r.out);
   }
 }

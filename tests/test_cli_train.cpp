@@ -65,6 +65,15 @@ BOOST_AUTO_TEST_CASE(bad_options_exit_2_with_one_line_and_write_nothing) {
   expect_usage_error("train --batch-size 0 --out " + out, "--batch-size", out);
   expect_usage_error("train --norm batchnorm --out " + out, "unknown norm", out);
   expect_usage_error("train --bogus 1 --out " + out, "bogus", out);
+  // RunConfig::validate, its fields spelled as the options: one line, once.
+  expect_usage_error("train --threads 300 --out " + out, "--threads must be from 1 to 256 (0: the machine's cores), got 300", out);
+  expect_usage_error("train --weight-decay 2000 --out " + out, "--weight-decay 2000 with --lr 0.001: the weights shrink", out);
+  expect_usage_error("train --validation 1 --out " + out, "--validation must be in [0, 1), got 1", out);
+  expect_usage_error("train --model gpt --optimizer sgd --out " + out, "--optimizer 'sgd' is not one of adam, adamw (--model gpt)", out);
+  expect_usage_error("train --model gpt --schedule step --out " + out, "--schedule 'step' is not one of cosine, constant (--model gpt)", out);
+  expect_usage_error("train --model gpt --dropout 1 --out " + out, "--dropout must be in [0, 1), got 1", out);
+  expect_usage_error("train --model gpt --norm none --out " + out, "--norm none: a GPT's norm is layernorm or rmsnorm (for no norm: --norm-placement none)", out);
+  expect_usage_error("train --optimizer rmsprop --out " + out, "--optimizer 'rmsprop' is not one of sgd, adam, adamw", out);
   expect_usage_error("compare --norm none,layernorm --impl composed,fused --out " + out, "exactly one", out);
   expect_usage_error("eval --model " + dir("missing.ckpt"), "cannot open", out);
 }

@@ -18,8 +18,10 @@
 #include "autograd/error.h"
 #include "nn/gpt.h"
 #include "ops/ops.h"
-#include "train/lm_checkpoint.h"
-#include "train/lm_trainer.h"
+#include "train/model_description.h"
+#include "train/sampling.h"
+#include "train/text_task.h"
+#include "train/trainer.h"
 
 namespace fs = std::filesystem;
 namespace bdata = boost::unit_test::data;
@@ -87,8 +89,8 @@ std::string tiny_corpus() {
   return p.string();
 }
 
-ag::LmConfig tiny_config() {
-  ag::LmConfig c;
+ag::RunConfig tiny_config() {
+  ag::RunConfig c = ag::gpt_config();
   c.dataset = tiny_corpus();
   c.layers = 2;
   c.heads = 2;
@@ -183,17 +185,30 @@ BOOST_AUTO_TEST_CASE(the_gpt_lists_its_parameters_and_shares_weights_across_plac
 }
 
 namespace {
+// A GPT trained on `data`, as the command line does it: the data handed to the task.
+struct GptRun {
+  std::unique_ptr<ag::TextTask> task;
+  std::vector<ag::Metrics> history;
+};
+GptRun train_gpt(const ag::RunConfig& c, ag::LmData data) {
+  GptRun r;
+  r.task = std::make_unique<ag::TextTask>(c, std::move(data));
+  r.history = ag::train(c, *r.task);
+  return r;
+}
+
 struct StopAfterFirstStep {};
-// The loss train_lm logs after its first step (the first batch's mean cross-entropy, before the update).
-double first_logged_loss(const ag::LmConfig& config) {
+// The loss ag::train logs after its first step (the first batch's mean cross-entropy, before the update).
+double first_logged_loss(const ag::RunConfig& config) {
   double first = std::nan("");
-  ag::LmCallbacks callbacks;
+  ag::TrainCallbacks callbacks;
   callbacks.on_step = [&first](const ag::StepInfo& info) {
     first = info.loss;
     throw StopAfterFirstStep{};
   };
   try {
-    ag::train_lm(config, ag::prepare_lm_data(config), callbacks);
+    ag::TextTask task(config, ag::prepare_lm_data(config));
+    ag::train(config, task, callbacks);
   } catch (const StopAfterFirstStep&) {
   }
   return first;
@@ -204,7 +219,7 @@ double first_logged_loss(const ag::LmConfig& config) {
 // Before the small head and GPT-2's residual scaling (nn/gpt.cpp) the default model's
 // first logged loss was 4.07 against log 27 = 3.30, and this test failed.
 BOOST_AUTO_TEST_CASE(the_default_gpt_starts_at_the_loss_of_a_uniform_guess) {
-  ag::LmConfig config;  // --model gpt --dataset words, every default
+  ag::RunConfig config = ag::gpt_config();  // --model gpt --dataset words, every default
   const double log_v = std::log(27.0);
   const double loss = first_logged_loss(config);
   BOOST_TEST_MESSAGE("default GPT: first logged loss " << loss << ", log 27 = " << log_v);
@@ -216,26 +231,27 @@ BOOST_AUTO_TEST_CASE(the_default_gpt_starts_at_the_loss_of_a_uniform_guess) {
 }
 
 BOOST_AUTO_TEST_CASE(warmup_then_cosine_to_a_tenth) {
-  ag::LmConfig c;
+  ag::RunConfig c = ag::gpt_config();
   c.lr = 1.0;
   c.warmup = 10;
-  BOOST_TEST(ag::lm_learning_rate(c, 0, 110) == 0.1, tt::tolerance(1e-15));
-  BOOST_TEST(ag::lm_learning_rate(c, 9, 110) == 1.0, tt::tolerance(1e-15));
-  BOOST_TEST(ag::lm_learning_rate(c, 10, 110) == 1.0, tt::tolerance(1e-15));
-  BOOST_TEST(ag::lm_learning_rate(c, 109, 110) == 0.1, tt::tolerance(1e-12));
-  BOOST_TEST(ag::lm_learning_rate(c, 60, 110) < 0.6);
-  c.cosine = false;
-  BOOST_TEST(ag::lm_learning_rate(c, 60, 110) == 1.0);
+  const ag::Schedule s = ag::make_schedule(c, 110);
+  BOOST_TEST(s.at(0) == 0.1, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(9) == 1.0, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(10) == 1.0, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(109) == 0.1, tt::tolerance(1e-12));
+  BOOST_TEST(s.at(60) < 0.6);
+  c.schedule = ag::Schedule::Kind::Constant;
+  BOOST_TEST(ag::make_schedule(c, 110).at(60) == 1.0);
 }
 
 BOOST_AUTO_TEST_CASE(composed_and_fused_give_the_same_loss_curve) {
   for (ag::Placement placement : {ag::Placement::Pre, ag::Placement::Post}) {
-    ag::LmConfig c = tiny_config();
+    ag::RunConfig c = tiny_config();
     c.placement = placement;
     const ag::LmData data = ag::prepare_lm_data(c);
-    const ag::LmRun composed = ag::train_lm(c, data);
+    const GptRun composed = train_gpt(c, data);
     c.impl = ag::Impl::Fused;
-    const ag::LmRun fused = ag::train_lm(c, data);
+    const GptRun fused = train_gpt(c, data);
     BOOST_TEST_REQUIRE(composed.history.size() == 3 * 4u);  // 3 epochs, 4 evaluations each
     BOOST_TEST_REQUIRE(fused.history.size() == composed.history.size());
     double worst = 0;
@@ -251,13 +267,13 @@ BOOST_AUTO_TEST_CASE(composed_and_fused_give_the_same_loss_curve) {
 }
 
 BOOST_AUTO_TEST_CASE(training_is_seeded_and_sampling_reproducible) {
-  const ag::LmConfig c = tiny_config();
-  ag::LmRun a = ag::train_lm(c, ag::prepare_lm_data(c)), b = ag::train_lm(c, ag::prepare_lm_data(c));
+  const ag::RunConfig c = tiny_config();
+  GptRun a = train_gpt(c, ag::prepare_lm_data(c)), b = train_gpt(c, ag::prepare_lm_data(c));
   BOOST_TEST(a.history.back().val_loss == b.history.back().val_loss);
   ag::Rng r1(4), r2(4), r3(5);
-  const std::vector<std::string> s1 = ag::sample_lines(*a.model, a.data.text.vocab, 20, 1.0, r1, 50);
-  const std::vector<std::string> s2 = ag::sample_lines(*b.model, b.data.text.vocab, 20, 1.0, r2, 50);
-  const std::vector<std::string> s3 = ag::sample_lines(*a.model, a.data.text.vocab, 20, 1.0, r3, 50);
+  const std::vector<std::string> s1 = ag::sample_lines(*a.task->model, a.task->data.text.vocab, 20, 1.0, r1, 50);
+  const std::vector<std::string> s2 = ag::sample_lines(*b.task->model, b.task->data.text.vocab, 20, 1.0, r2, 50);
+  const std::vector<std::string> s3 = ag::sample_lines(*a.task->model, a.task->data.text.vocab, 20, 1.0, r3, 50);
   BOOST_TEST(s1 == s2);
   BOOST_TEST(s1 != s3);
   for (const std::string& line : s1) {
@@ -265,24 +281,26 @@ BOOST_AUTO_TEST_CASE(training_is_seeded_and_sampling_reproducible) {
     BOOST_TEST(line.find_first_not_of("abcdefgh") == std::string::npos, line);
   }
   ag::Rng r4(0);
-  BOOST_CHECK_THROW(ag::sample_lines(*a.model, a.data.text.vocab, 1, 0.0, r4, 5), ag::Error);
+  BOOST_CHECK_THROW(ag::sample_lines(*a.task->model, a.task->data.text.vocab, 1, 0.0, r4, 5), ag::Error);
 }
 
 BOOST_AUTO_TEST_CASE(the_checkpoint_description_round_trips_and_refuses_forgeries) {
-  const ag::LmConfig c = tiny_config();
-  ag::LmRun run = ag::train_lm(c, ag::prepare_lm_data(c));
-  const std::string text = ag::describe_lm_run(c, run.spec, run.data.text.vocab);
+  const ag::RunConfig c = tiny_config();
+  GptRun run = train_gpt(c, ag::prepare_lm_data(c));
+  const std::string text = ag::describe_model(c, run.task->spec, run.task->data.text.vocab);
   std::vector<const ag::Parameter*> params;
-  for (const ag::Parameter* p : run.model->parameters()) params.push_back(p);
+  for (const ag::Parameter* p : run.task->model->parameters()) params.push_back(p);
   const ag::Checkpoint ckpt = ag::decode_checkpoint(ag::encode_checkpoint(params, text), "m.ckpt");
-  const ag::LmDescription d = ag::read_lm_description(ckpt, "m.ckpt");
-  BOOST_TEST(d.vocab.chars == run.data.text.vocab.chars);
-  BOOST_TEST((d.spec.layers == 2u && d.spec.block.width == 8u && d.spec.context == 6u && d.spec.vocab == 9u));
+  const ag::ModelDescription d = ag::read_description(ckpt, "m.ckpt");
+  BOOST_TEST((d.kind == ag::ModelKind::Gpt));
+  BOOST_TEST(d.vocab.chars == run.task->data.text.vocab.chars);
+  BOOST_TEST((d.gpt.layers == 2u && d.gpt.block.width == 8u && d.gpt.context == 6u && d.gpt.vocab == 9u));
+  BOOST_TEST((d.config.layers == 2 && d.config.width == 8 && d.config.seed == c.seed));
   for (const std::string& forged : {std::string("layers=2\n"), std::string("width=8\n"), std::string("vocab=9\n")}) {
     std::string bad = text;
     const std::string big = forged.substr(0, forged.find('=') + 1) + "4000\n";
     bad.replace(bad.find(forged), forged.size(), big);
-    BOOST_CHECK_THROW(ag::read_lm_description(ag::decode_checkpoint(ag::encode_checkpoint(params, bad), "m"), "m"),
+    BOOST_CHECK_THROW(ag::read_description(ag::decode_checkpoint(ag::encode_checkpoint(params, bad), "m"), "m"),
                       ag::DataError);
   }
 }

@@ -106,10 +106,20 @@ BOOST_AUTO_TEST_CASE(learning_rate_schedules) {
   BOOST_TEST(s.at(10) == 0.01, tt::tolerance(1e-15));
   BOOST_TEST(s.at(25) == 0.001, tt::tolerance(1e-14));
   s.kind = ag::Schedule::Kind::Cosine;
-  s.epochs = 10;
+  s.end = 10;
   BOOST_TEST(s.at(0) == 0.1);
   BOOST_TEST(s.at(2) == 0.09045084971874738, tt::tolerance(1e-14));  // 0.05 (1 + cos(0.2 pi))
   BOOST_TEST(s.at(5) == 0.05, tt::tolerance(1e-14));
   BOOST_TEST(std::abs(s.at(10)) < 1e-17);
+  // The GPT's: a linear warm-up, then down to min_lr at t = end, and no further.
+  s.warmup = 4;
+  s.end = 14;
+  s.min_lr = 0.01;
+  BOOST_TEST(s.at(0) == 0.025, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(3) == 0.1, tt::tolerance(1e-15));
+  BOOST_TEST(s.at(4) == 0.1);
+  BOOST_TEST(s.at(9) == 0.055, tt::tolerance(1e-14));
+  BOOST_TEST(s.at(14) == 0.01, tt::tolerance(1e-14));
+  BOOST_TEST(s.at(20) == 0.01, tt::tolerance(1e-14));
   BOOST_CHECK_THROW(ag::parse_schedule("linear"), ag::Error);
 }

@@ -20,7 +20,7 @@ namespace {
 std::vector<ag::Curve> two_epochs() {
   ag::Curve c;
   c.label = "run";
-  c.history = {{1, 1.0, 1.2, 0.5, 0.4, 0.1}, {2, 0.5, 0.7, 0.8, 0.7, 0.2}};
+  c.history = {{10, 1, 1.0, 1.2, 0.5, 0.4, 0.1}, {20, 2, 0.5, 0.7, 0.8, 0.7, 0.2}};
   return {c};
 }
 
@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(a_quote_in_the_title_is_drawn_not_run) {
 BOOST_AUTO_TEST_CASE(a_hostile_reference_label_is_drawn_not_run) {
   Scratch s;
   ::setenv("AUTOGRAD_TEST_PWNED", (s.dir / "PWNED").c_str(), 1);
-  const ag::PlotStyle style{"step", false, 0.9, "it's ' ; system(\"touch $AUTOGRAD_TEST_PWNED\") ; '\nsystem('touch x')"};
+  const ag::PlotStyle style{ag::Axis::Step, false, 0.9, "it's ' ; system(\"touch $AUTOGRAD_TEST_PWNED\") ; '\nsystem('touch x')"};
   const ag::PlotResult r = ag::plot_curves((s.dir / "curves.png").string(), two_epochs(), "t", style);
   BOOST_TEST(r.written, r.message);
   BOOST_TEST(!fs::exists(s.dir / "PWNED"));
@@ -107,9 +107,9 @@ BOOST_AUTO_TEST_CASE(the_reference_line_and_the_linear_axis_change_the_picture) 
     return slurp(s.dir / name);
   };
   const std::string plain = draw("plain.png", {});
-  const std::string linear = draw("linear.png", {"epoch", false, 0, ""});
-  const std::string line = draw("line.png", {"epoch", false, 0.9, "bigram baseline"});
-  const std::string inf = draw("inf.png", {"epoch", false, std::numeric_limits<double>::infinity(), "bigram baseline"});
+  const std::string linear = draw("linear.png", {ag::Axis::Epoch, false, 0, ""});
+  const std::string line = draw("line.png", {ag::Axis::Epoch, false, 0.9, "bigram baseline"});
+  const std::string inf = draw("inf.png", {ag::Axis::Epoch, false, std::numeric_limits<double>::infinity(), "bigram baseline"});
   BOOST_TEST((plain != linear));
   BOOST_TEST((linear != line));
   BOOST_TEST((inf == linear));

@@ -16,7 +16,7 @@
 #include "autograd/tape.h"
 #include "autograd/error.h"
 #include "data/text.h"
-#include "train/lm_trainer.h"
+#include "train/text_task.h"
 
 namespace fs = std::filesystem;
 namespace tt = boost::test_tools;
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(a_16_mib_text_file_is_prepared_within_24_bytes_a_byte) {
     if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
 #endif
     try {
-      ag::LmConfig config;
+      ag::RunConfig config = ag::gpt_config();
       config.dataset = path;
       const ag::LmData data = ag::prepare_lm_data(config);
       ::_exit(data.text.lines.size() > 1000000 && data.bigram_val_loss > 3 ? 0 : 4);

@@ -15,9 +15,10 @@
 
 #include "autograd/rng.h"
 #include "ops/ops.h"
-#include "train/lm_trainer.h"
-#include "train/shards.h"
+#include "train/table_task.h"
+#include "train/text_task.h"
 #include "train/trainer.h"
+#include "train/shards.h"
 
 namespace fs = std::filesystem;
 using namespace ag;
@@ -45,8 +46,8 @@ std::string corpus() {
   return p.string();
 }
 
-LmConfig tiny_gpt(int threads) {
-  LmConfig c;
+RunConfig tiny_gpt(int threads) {
+  RunConfig c = gpt_config();
   c.dataset = corpus();
   c.layers = 2;
   c.heads = 2;
@@ -131,44 +132,48 @@ BOOST_AUTO_TEST_CASE(an_error_in_a_shard_is_rethrown_the_lowest_first) {
 }
 
 BOOST_AUTO_TEST_CASE(a_tiny_gpt_gives_the_same_loss_curve_on_one_and_two_threads_to_the_last_bit) {
-  const LmConfig one = tiny_gpt(1), two = tiny_gpt(2);
-  LmRun a = train_lm(one, prepare_lm_data(one)), b = train_lm(two, prepare_lm_data(two));
-  BOOST_TEST_REQUIRE(a.history.size() == 8u);
-  BOOST_TEST_REQUIRE(b.history.size() == a.history.size());
-  for (std::size_t i = 0; i < a.history.size(); ++i) {
-    BOOST_TEST(a.history[i].train_loss == b.history[i].train_loss, "at evaluation " << i);
-    BOOST_TEST(a.history[i].val_loss == b.history[i].val_loss, "at evaluation " << i);
+  const RunConfig one = tiny_gpt(1), two = tiny_gpt(2);
+  TextTask a(one, prepare_lm_data(one)), b(two, prepare_lm_data(two));
+  const std::vector<Metrics> ha = train(one, a), hb = train(two, b);
+  BOOST_TEST_REQUIRE(ha.size() == 8u);
+  BOOST_TEST_REQUIRE(hb.size() == ha.size());
+  for (std::size_t i = 0; i < ha.size(); ++i) {
+    BOOST_TEST(ha[i].train_loss == hb[i].train_loss, "at evaluation " << i);
+    BOOST_TEST(ha[i].val_loss == hb[i].val_loss, "at evaluation " << i);
   }
-  BOOST_TEST(a.history.back().val_loss < a.history.front().val_loss);  // it did learn
+  BOOST_TEST(ha.back().val_loss < ha.front().val_loss);  // it did learn
   same_parameters(*a.model, *b.model);
 }
 
 // Dropout draws from the blocks' own streams as they run, so it keeps one thread: still the same bits.
 BOOST_AUTO_TEST_CASE(with_dropout_two_threads_still_give_the_same_bits) {
-  LmConfig one = tiny_gpt(1), two = tiny_gpt(2);
+  RunConfig one = tiny_gpt(1), two = tiny_gpt(2);
   one.epochs = two.epochs = 1;
   one.dropout = two.dropout = 0.1;
-  LmRun a = train_lm(one, prepare_lm_data(one)), b = train_lm(two, prepare_lm_data(two));
-  BOOST_TEST(a.history.back().val_loss == b.history.back().val_loss);
+  TextTask a(one, prepare_lm_data(one)), b(two, prepare_lm_data(two));
+  BOOST_TEST(train(one, a).back().val_loss == train(two, b).back().val_loss);
   same_parameters(*a.model, *b.model);
 }
 
 BOOST_AUTO_TEST_CASE(a_tiny_mlp_gives_the_same_loss_curve_on_one_and_two_threads_to_the_last_bit) {
-  TrainConfig c;
+  RunConfig c;
   c.dataset = "spirals";
   c.hidden = {32, 32};
   c.norm = Norm::LayerNorm;
   c.batch_size = 200;  // shards of 64, 64, 64 and 8 rows
   c.epochs = 4;
+  const Dataset data = make_dataset(c.dataset, c.seed);
   c.threads = 1;
-  TrainRun a = train(c);
+  TableTask a(c, data);
+  const std::vector<Metrics> ha = train(c, a);
   c.threads = 2;
-  TrainRun b = train(c);
-  BOOST_TEST_REQUIRE(a.history.size() == 4u);
-  for (std::size_t i = 0; i < a.history.size(); ++i) {
-    BOOST_TEST(a.history[i].train_loss == b.history[i].train_loss, "epoch " << i + 1);
-    BOOST_TEST(a.history[i].val_loss == b.history[i].val_loss, "epoch " << i + 1);
-    BOOST_TEST(a.history[i].train_accuracy == b.history[i].train_accuracy, "epoch " << i + 1);
+  TableTask b(c, data);
+  const std::vector<Metrics> hb = train(c, b);
+  BOOST_TEST_REQUIRE(ha.size() == 4u);
+  for (std::size_t i = 0; i < ha.size(); ++i) {
+    BOOST_TEST(ha[i].train_loss == hb[i].train_loss, "epoch " << i + 1);
+    BOOST_TEST(ha[i].val_loss == hb[i].val_loss, "epoch " << i + 1);
+    BOOST_TEST(ha[i].train_accuracy == hb[i].train_accuracy, "epoch " << i + 1);
   }
   same_parameters(a.model, b.model);
 }

@@ -24,12 +24,12 @@ double gpt_memory_bytes(const GptSpec& s, const GptWorkload& work) {
   return 8 * (per_parameter * gpt_parameter_count(s) + activations);
 }
 
-GptWorkload lm_workload(const LmConfig& config, const LmData& data) {
+GptWorkload lm_workload(const RunConfig& config, const LmData& data) {
   std::size_t longest = 1;
   for (const std::vector<Sequence>* part : {&data.train, &data.validation}) {
     for (const Sequence& s : *part) longest = std::max(longest, s.size());
   }
-  const std::size_t batch = std::min<std::size_t>(config.batch_size, data.train.size());
+  const std::size_t batch = std::min<std::size_t>(static_cast<std::size_t>(config.batch_size), data.train.size());
   const double sequences = static_cast<double>(std::max<std::size_t>(batch, std::min<std::size_t>(64, data.validation.size())));
   return {sequences, static_cast<double>(longest), sequences * static_cast<double>(longest), true};
 }

@@ -6,7 +6,7 @@
 #include <cstddef>
 
 #include "nn/gpt.h"
-#include "train/lm_trainer.h"
+#include "train/text_task.h"
 
 namespace ag {
 
@@ -28,7 +28,7 @@ struct GptWorkload {
 double gpt_memory_bytes(const GptSpec& spec, const GptWorkload& work);
 
 // Training on `data`: the larger of a batch and an evaluation pass (64 sequences), at the data's longest sequence.
-GptWorkload lm_workload(const LmConfig& config, const LmData& data);
+GptWorkload lm_workload(const RunConfig& config, const LmData& data);
 // Sampling: one window of the context.
 GptWorkload sampling_workload(const GptSpec& spec);
 

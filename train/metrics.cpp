@@ -1,9 +1,14 @@
 #include "train/metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace ag {
+
+const char* axis_name(Axis axis) { return axis == Axis::Step ? "step" : "epoch"; }
+
+double x_of(const Metrics& m, Axis axis) { return axis == Axis::Step ? static_cast<double>(m.step) : m.epoch; }
 
 std::string csv_number(double v) {
   if (std::isnan(v)) return "nan";
@@ -16,12 +21,19 @@ namespace {
 
 const auto number = csv_number;
 
-std::string row(const EpochMetrics& m) {
-  return std::to_string(m.epoch) + "," + number(m.train_loss) + "," + number(m.val_loss) + "," +
-         number(m.train_accuracy) + "," + number(m.val_accuracy) + "," + number(m.seconds) + "\n";
+std::string row(const Metrics& m, Axis axis) {
+  if (axis == Axis::Step) {
+    return std::to_string(m.step) + "," + number(m.epoch) + "," + number(m.train_loss) + "," + number(m.val_loss) +
+           "," + number(m.seconds) + "\n";
+  }
+  return std::to_string(static_cast<long long>(m.epoch)) + "," + number(m.train_loss) + "," + number(m.val_loss) +
+         "," + number(m.train_accuracy) + "," + number(m.val_accuracy) + "," + number(m.seconds) + "\n";
 }
 
-const char* kColumns = "epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds\n";
+std::string columns(Axis axis) {
+  return axis == Axis::Step ? "step,epoch,train_loss,val_loss,seconds\n"
+                            : "epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds\n";
+}
 
 double worse(double current, double a, double b) {
   const double d = std::fabs(a - b);
@@ -30,35 +42,41 @@ double worse(double current, double a, double b) {
 
 }  // namespace
 
-std::string metrics_csv(const std::vector<EpochMetrics>& history) {
-  std::string text = kColumns;
-  for (const EpochMetrics& m : history) text += row(m);
+std::string metrics_csv(const std::vector<Metrics>& history, Axis axis) {
+  std::string text = columns(axis);
+  for (const Metrics& m : history) text += row(m, axis);
   return text;
 }
 
-std::string compare_csv(const std::vector<Curve>& curves) {
-  std::string text = std::string("run,") + kColumns;
+std::string compare_csv(const std::vector<Curve>& curves, Axis axis) {
+  std::string text = "run," + columns(axis);
   for (const Curve& c : curves) {
-    for (const EpochMetrics& m : c.history) text += c.label + "," + row(m);
+    for (const Metrics& m : c.history) text += c.label + "," + row(m, axis);
   }
   return text;
 }
 
-std::string epoch_line(const EpochMetrics& m, int epochs) {
-  char buffer[160];
-  const int width = static_cast<int>(std::to_string(epochs).size());
-  if (std::isnan(m.train_accuracy)) {
-    std::snprintf(buffer, sizeof buffer, "epoch %*d/%d  train loss %.4f  val loss %.4f  %.2fs", width, m.epoch,
-                  epochs, m.train_loss, m.val_loss, m.seconds);
+std::string metrics_line(const Metrics& m, Axis axis, long long last) {
+  char buffer[200];
+  const int width = static_cast<int>(std::to_string(last).size());
+  if (axis == Axis::Step) {
+    std::snprintf(buffer, sizeof buffer, "step %*lld/%lld  epoch %.2f  train loss %.4f  val loss %.4f  %.1fs", width,
+                  m.step, last, m.epoch, m.train_loss, m.val_loss, m.seconds);
+  } else if (std::isnan(m.train_accuracy)) {
+    std::snprintf(buffer, sizeof buffer, "epoch %*lld/%lld  train loss %.4f  val loss %.4f  %.2fs", width,
+                  static_cast<long long>(m.epoch), last, m.train_loss, m.val_loss, m.seconds);
   } else {
-    std::snprintf(buffer, sizeof buffer, "epoch %*d/%d  train loss %.4f  acc %6.2f%%  val loss %.4f  acc %6.2f%%  %.2fs",
-                  width, m.epoch, epochs, m.train_loss, 100 * m.train_accuracy, m.val_loss, 100 * m.val_accuracy,
-                  m.seconds);
+    std::snprintf(buffer, sizeof buffer,
+                  "epoch %*lld/%lld  train loss %.4f  acc %6.2f%%  val loss %.4f  acc %6.2f%%  %.2fs", width,
+                  static_cast<long long>(m.epoch), last, m.train_loss, 100 * m.train_accuracy, m.val_loss,
+                  100 * m.val_accuracy, m.seconds);
   }
   return buffer;
 }
 
-CurveDifference curve_difference(const std::vector<EpochMetrics>& a, const std::vector<EpochMetrics>& b) {
+std::string epoch_line(const Metrics& m, long long epochs) { return metrics_line(m, Axis::Epoch, epochs); }
+
+CurveDifference curve_difference(const std::vector<Metrics>& a, const std::vector<Metrics>& b, Axis axis) {
   CurveDifference d;
   double worst = -1;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
@@ -69,7 +87,7 @@ CurveDifference curve_difference(const std::vector<EpochMetrics>& a, const std::
     const double loss_gap = worse(worse(0, a[i].train_loss, b[i].train_loss), a[i].val_loss, b[i].val_loss);
     if (loss_gap > worst) {
       worst = loss_gap;
-      d.worst_loss_epoch = a[i].epoch;
+      d.worst_loss_at = x_of(a[i], axis);
     }
   }
   return d;

@@ -35,15 +35,15 @@ std::string quoted(const std::string& s) {
   return out + "'";
 }
 
-Points column(const std::vector<EpochMetrics>& history, double EpochMetrics::*field, double scale) {
+Points column(const std::vector<Metrics>& history, Axis axis, double Metrics::*field, double scale) {
   Points points;
-  for (const EpochMetrics& m : history) points.emplace_back(m.epoch, scale * (m.*field));
+  for (const Metrics& m : history) points.emplace_back(x_of(m, axis), scale * (m.*field));
   return points;
 }
 
 // One panel: for every curve a solid train line and a dashed validation line in the same colour.
-void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, double EpochMetrics::*train,
-                double EpochMetrics::*val, double scale, const std::string& reference = "") {
+void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, Axis axis, double Metrics::*train,
+                double Metrics::*val, double scale, const std::string& reference = "") {
   const bool several = curves.size() > 1;
   std::string command = "plot " + reference;
   for (std::size_t i = 0; i < curves.size(); ++i) {
@@ -54,8 +54,8 @@ void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, double EpochMetri
   }
   gp << command << "\n";
   for (const Curve& c : curves) {
-    gp.send1d(column(c.history, train, scale));
-    gp.send1d(column(c.history, val, scale));
+    gp.send1d(column(c.history, axis, train, scale));
+    gp.send1d(column(c.history, axis, val, scale));
   }
 }
 
@@ -64,13 +64,13 @@ void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, double EpochMetri
 void draw(const std::string& work, const std::vector<Curve>& curves, const std::string& title, const PlotStyle& style) {
   const bool accuracy = !curves.empty() && !curves[0].history.empty() && !std::isnan(curves[0].history[0].val_accuracy);
   const bool points = !curves.empty() && !curves[0].history.empty();
-  const int first = points ? curves[0].history.front().epoch : 1;
-  const int last = std::max(points ? curves[0].history.back().epoch : 1, first + 1);
+  const long long first = points ? static_cast<long long>(x_of(curves[0].history.front(), style.axis)) : 1;
+  const long long last = std::max(points ? static_cast<long long>(x_of(curves[0].history.back(), style.axis)) : 1, first + 1);
   Gnuplot gp("cd " + shell_quote(work) + " && exec gnuplot 2>gnuplot.log");
   gp << "set terminal pngcairo size " << (accuracy ? 1200 : 700) << ",480 enhanced font 'DejaVu Sans,11'\n"
      << "set output 'plot.png'\n"
      << "set multiplot layout 1," << (accuracy ? 2 : 1) << " title " << quoted(title) << " font ',14'\n"
-     << "set grid\nset xlabel " << quoted(style.x_label) << "\nset xrange [" << first << ":" << last << "]\n"
+     << "set grid\nset xlabel " << quoted(axis_name(style.axis)) << "\nset xrange [" << first << ":" << last << "]\n"
      << "set title 'Loss'\nset key " << (style.log_loss ? "top" : "center") << " right\n"
      << (style.log_loss ? "set ylabel 'loss (log scale)'\nset logscale y\n" : "set ylabel 'loss'\n");
   // gnuplot prints a finite double exactly enough with 17 digits; the label is a quoted literal.
@@ -78,11 +78,11 @@ void draw(const std::string& work, const std::vector<Curve>& curves, const std::
   if (style.reference > 0 && std::isfinite(style.reference)) {
     std::snprintf(reference, sizeof reference, "%.17g with lines lw 2 dt 3 lc rgb 'gray50' title ", style.reference);
   }
-  plot_panel(gp, curves, &EpochMetrics::train_loss, &EpochMetrics::val_loss, 1.0,
+  plot_panel(gp, curves, style.axis, &Metrics::train_loss, &Metrics::val_loss, 1.0,
              reference[0] ? std::string(reference) + quoted(style.reference_label) + ", " : "");
   if (accuracy) {
     gp << "unset logscale y\nset title 'Accuracy'\nset ylabel 'accuracy (%)'\nset key bottom right\n";
-    plot_panel(gp, curves, &EpochMetrics::train_accuracy, &EpochMetrics::val_accuracy, 100.0);
+    plot_panel(gp, curves, style.axis, &Metrics::train_accuracy, &Metrics::val_accuracy, 100.0);
   }
   gp << "unset multiplot\nunset output\n";
 }  // ~Gnuplot waits for gnuplot to exit: only now is the PNG complete

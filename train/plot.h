@@ -22,13 +22,12 @@ bool gnuplot_available();
 // the caller's; titles cannot end a gnuplot command), checks the PNG is complete,
 // and renames it into place. An existing png_path that is not a regular file is
 // left alone and reported.
-// How the loss panel reads. The x of each point is EpochMetrics::epoch,
-// labelled `x_label` ("step" for a language model evaluated every few hundred
-// steps). A log y axis suits an MLP whose loss falls by decades; a language
+// How the loss panel reads. The x of each point is its epoch or its step
+// (`axis`: Step for a language model evaluated every few hundred steps). A log y axis suits an MLP whose loss falls by decades; a language
 // model's loss moves within a factor of two, so it is drawn linear, with the
 // bigram baseline as a grey line to beat.
 struct PlotStyle {
-  std::string x_label = "epoch";
+  Axis axis = Axis::Epoch;
   bool log_loss = true;
   double reference = 0;            // drawn as a horizontal line when > 0
   std::string reference_label;     // its legend entry

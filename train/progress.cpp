@@ -10,8 +10,8 @@
 
 namespace ag {
 
-Progress::Progress(std::ostream& out, bool terminal, int epochs)
-    : out_(out), terminal_(terminal), epochs_(epochs), start_(std::chrono::steady_clock::now()), last_draw_() {}
+Progress::Progress(std::ostream& out, bool terminal, Axis axis, long long last)
+    : out_(out), terminal_(terminal), axis_(axis), last_(last), start_(std::chrono::steady_clock::now()), last_draw_() {}
 
 bool Progress::stdout_is_terminal() { return ::isatty(STDOUT_FILENO) != 0; }
 
@@ -27,7 +27,7 @@ void Progress::step(const StepInfo& info) {
   const int width = 24;
   const int filled = static_cast<int>(width * info.step / info.steps);
   char text[200];
-  std::snprintf(text, sizeof text, "\repoch %d/%d [%s%s] %zu/%zu  loss %.4f", info.epoch, info.epochs,
+  std::snprintf(text, sizeof text, "\repoch %lld/%lld [%s%s] %zu/%zu  loss %.4f", info.epoch, info.epochs,
                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), info.step, info.steps,
                 info.loss);
   out_ << text;
@@ -39,13 +39,16 @@ void Progress::step(const StepInfo& info) {
   out_ << text << std::flush;
 }
 
-void Progress::epoch(const EpochMetrics& m) {
+void Progress::eval(const Metrics& m) {
   if (terminal_) out_ << "\r\x1b[K";  // clear the bar; the summary line takes its place
-  out_ << epoch_line(m, epochs_) << "\n" << std::flush;
+  out_ << metrics_line(m, axis_, last_) << "\n" << std::flush;
 }
 
 TrainCallbacks Progress::callbacks() {
-  return {[this](const StepInfo& s) { step(s); }, [this](const EpochMetrics& m) { epoch(m); }};
+  TrainCallbacks callbacks;
+  callbacks.on_step = [this](const StepInfo& s) { step(s); };
+  callbacks.on_eval = [this](const Metrics& m) { eval(m); };
+  return callbacks;
 }
 
 }  // namespace ag

@@ -1,6 +1,6 @@
 // What `autograd train` prints while it trains. On a terminal: a bar that
-// fills during each epoch (running loss, accuracy, time left), replaced by the
-// epoch's summary line when it ends. Otherwise (a pipe, a log file, CI): only
+// fills during each epoch (running loss, accuracy, time left), replaced by an
+// evaluation's summary line (metrics_line) when there is one. Otherwise (a pipe, a log file, CI): only
 // the summary lines, so logs stay readable.
 #pragma once
 
@@ -13,9 +13,10 @@ namespace ag {
 
 class Progress {
  public:
-  Progress(std::ostream& out, bool terminal, int epochs);
+  // `last`: the epochs (Axis::Epoch) or the steps (Axis::Step) of the run, for the summary lines.
+  Progress(std::ostream& out, bool terminal, Axis axis, long long last);
   void step(const StepInfo& info);
-  void epoch(const EpochMetrics& m);
+  void eval(const Metrics& m);
   TrainCallbacks callbacks();
 
   static bool stdout_is_terminal();
@@ -23,7 +24,8 @@ class Progress {
  private:
   std::ostream& out_;
   bool terminal_;
-  int epochs_;
+  Axis axis_;
+  long long last_;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
 

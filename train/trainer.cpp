@@ -2,15 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <memory>
 
 #include "autograd/memory.h"
-#include "autograd/error.h"
-#include "ops/losses.h"
-#include "nn/optim.h"
+#include "data/datasets.h"
 #include "train/shards.h"
 
 namespace ag {
@@ -18,194 +15,143 @@ namespace ag {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr std::size_t kShardRows = 64;  // rows per shard of a batch: below that, threads cost more than they save
-
-void validate(const TrainConfig& c) {
-  if (c.epochs < 1) throw Error("train: epochs must be at least 1, got " + std::to_string(c.epochs));
-  if (c.batch_size < 1) throw Error("train: the batch size must be at least 1");
-  if (!(c.lr > 0) || !std::isfinite(c.lr)) throw Error("train: the learning rate must be a positive number");
-  if (!(c.validation_fraction >= 0 && c.validation_fraction < 1)) {
-    throw Error("train: the validation fraction must be in [0, 1)");
-  }
-  for (arma::uword h : c.hidden) {
-    if (h == 0) throw Error("train: hidden layer sizes must be positive");
-  }
-}
-
-std::unique_ptr<Optimizer> make_optimizer(const TrainConfig& c, std::vector<Parameter*> params) {
-  if (c.optimizer == "sgd") return std::make_unique<SGD>(std::move(params), SgdOptions{c.lr, c.momentum, c.weight_decay});
-  AdamOptions adam;
-  adam.lr = c.lr;
-  adam.weight_decay = c.weight_decay;
-  if (c.optimizer == "adam") return std::make_unique<Adam>(std::move(params), adam);
-  if (c.optimizer == "adamw") return std::make_unique<AdamW>(std::move(params), adam);
-  throw Error("train: unknown optimizer '" + c.optimizer + "' (expected sgd, adam or adamw)");
-}
-
-// The batch's loss: cross-entropy for classes, mean squared error for values.
-Var batch_loss(Var out, const Dataset& data, const arma::uvec& labels, const arma::mat& targets) {
-  return data.task == Task::Classification ? softmax_cross_entropy(out, labels) : mse(out, targets);
-}
-
-struct EpochContext {
-  Sequential& model;
-  Optimizer& optimizer;
-  const Dataset& train;
-  ShardRunner& shards;
-  double clip;
-  const TrainCallbacks& callbacks;
-};
 
 struct StepResult {
-  double loss = 0, correct = 0;  // the batch's mean loss; its correct predictions (classes)
+  double loss = 0;     // the batch's mean loss
+  double weight = 0;   // what it is a mean over (rows, targets)
+  double correct = 0;  // its correct predictions (classes)
 };
 
-// One step on the batch `rows`, cut into shards of kShardRows (train/shards.h).
-// Shard k's loss is its mean, so its backward is seeded with its share n_k / n.
-StepResult train_step(EpochContext& ctx, const arma::uvec& rows) {
-  const bool classify = ctx.train.task == Task::Classification;
-  const std::vector<arma::uvec> shards = cut_into_shards(rows, kShardRows);
-  const double n = static_cast<double>(rows.n_elem);
-  std::vector<StepResult> results(shards.size());
-  ctx.shards.run(shards.size(), [&](std::size_t k, Tape& tape) {
-    const arma::uvec labels = classify ? ctx.train.labels(shards[k]) : arma::uvec();
-    const arma::mat targets = classify ? arma::mat() : arma::mat(ctx.train.y.rows(shards[k]));
-    Var out = ctx.model(tape.constant(ctx.train.x.rows(shards[k]), "x"));
-    Var loss = batch_loss(out, ctx.train, labels, targets);
-    const double share = static_cast<double>(shards[k].n_elem) / n;
-    results[k].loss = loss.value()(0);
-    if (classify) results[k].correct = accuracy(out.value(), labels) * static_cast<double>(shards[k].n_elem);
-    if (std::isfinite(results[k].loss)) tape.backward(loss, arma::mat(1, 1, arma::fill::value(share)));
+// Sums of loss x weight, weight and correct predictions, from a point on.
+struct Running {
+  double loss = 0, weight = 0, correct = 0;
+  void add(const StepResult& s) {
+    loss += s.loss * s.weight;
+    weight += s.weight;
+    correct += s.correct;
+  }
+  double mean_loss() const { return loss / weight; }
+  double accuracy(bool classifies) const { return classifies ? correct / weight : kNaN; }
+};
+
+class Loop {
+ public:
+  Loop(const RunConfig& config, TrainingTask& task, const TrainCallbacks& callbacks)
+      : config_(config),
+        task_(task),
+        callbacks_(callbacks),
+        optimizer_(make_optimizer(config, task.parameters())),
+        shards_(shard_threads(config)),
+        per_epoch_((task.train_size() + static_cast<std::size_t>(config.batch_size) - 1) /
+                   static_cast<std::size_t>(config.batch_size)),
+        schedule_(make_schedule(config, static_cast<long long>(per_epoch_) * config.epochs)) {}
+
+  std::vector<Metrics> run();
+
+ private:
+  StepResult step(const arma::uvec& batch);
+  void epoch(long long e, const std::vector<arma::uvec>& batches);
+  void evaluate(long long e, std::size_t s, std::size_t steps);
+
+  const RunConfig& config_;
+  TrainingTask& task_;
+  const TrainCallbacks& callbacks_;
+  std::unique_ptr<Optimizer> optimizer_;
+  ShardRunner shards_;
+  std::size_t per_epoch_;
+  Schedule schedule_;
+  long long steps_ = 0;
+  Running interval_;  // since the last evaluation: a point's train loss
+  std::vector<Metrics> history_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// One step on `batch`, cut into shards of task.shard_size() (train/shards.h).
+// Shard k's loss is its mean, so its backward is seeded with its share w_k / w.
+StepResult Loop::step(const arma::uvec& batch) {
+  const std::vector<arma::uvec> shards = cut_into_shards(batch, task_.shard_size());
+  StepResult result;
+  std::vector<double> weights(shards.size()), losses(shards.size()), correct(shards.size());
+  for (std::size_t k = 0; k < shards.size(); ++k) result.weight += weights[k] = task_.weight(shards[k]);
+  shards_.run(shards.size(), [&](std::size_t k, Tape& tape) {
+    Var loss = task_.loss(tape, shards[k], correct[k]);
+    losses[k] = loss.value()(0);
+    if (std::isfinite(losses[k])) tape.backward(loss, arma::mat(1, 1, arma::fill::value(weights[k] / result.weight)));
   });
-  StepResult step;
   for (std::size_t k = 0; k < shards.size(); ++k) {
-    step.loss += results[k].loss * static_cast<double>(shards[k].n_elem) / n;
-    step.correct += results[k].correct;
+    result.loss += losses[k] * weights[k] / result.weight;
+    result.correct += correct[k];
   }
-  if (std::isfinite(step.loss)) {
-    ctx.optimizer.zero_grad();
-    ctx.shards.add_param_grads(shards.size());
-    if (ctx.clip > 0) clip_grad_norm(ctx.model.parameters(), ctx.clip);
-    ctx.optimizer.step();
-  }
-  return step;
+  if (!std::isfinite(result.loss)) return result;
+  optimizer_->zero_grad();
+  shards_.add_param_grads(shards.size());
+  if (config_.clip > 0) clip_grad_norm(task_.parameters(), config_.clip);
+  optimizer_->step();
+  return result;
 }
 
-// One pass over the shuffled training set; returns the running loss and accuracy.
-Evaluation run_epoch(EpochContext& ctx, const std::vector<arma::uvec>& batches, int epoch, int epochs) {
-  double loss_sum = 0, correct = 0;
-  arma::uword seen = 0;
-  const bool classify = ctx.train.task == Task::Classification;
-  for (std::size_t s = 0; s < batches.size(); ++s) {
-    const arma::uvec& rows = batches[s];
-    const StepResult step = train_step(ctx, rows);
-    if (!std::isfinite(step.loss)) {
-      throw TrainingDiverged("the loss became " + std::string(std::isnan(step.loss) ? "NaN" : "infinite") +
-                             " at epoch " + std::to_string(epoch) + ", step " + std::to_string(s + 1) + " of " +
+// The evaluations are spread evenly over the epoch: after steps E/n, 2E/n, ..., E.
+void Loop::epoch(long long e, const std::vector<arma::uvec>& batches) {
+  const std::size_t evals = std::min<std::size_t>(static_cast<std::size_t>(config_.evals_per_epoch), per_epoch_);
+  const bool classifies = task_.classifies();
+  Running so_far;  // this epoch: the progress bar's
+  for (std::size_t s = 0, next_eval = 1; s < batches.size(); ++s) {
+    optimizer_->set_lr(schedule_.at(schedule_in_steps(config_) ? steps_ : e - 1));
+    ++steps_;
+    const StepResult r = step(batches[s]);
+    if (!std::isfinite(r.loss)) {
+      throw TrainingDiverged("the loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") + " at epoch " +
+                             std::to_string(e) + ", step " + std::to_string(s + 1) + " of " +
                              std::to_string(batches.size()) + " (try a smaller learning rate)");
     }
-    loss_sum += step.loss * static_cast<double>(rows.n_elem);
-    correct += step.correct;
-    seen += rows.n_elem;
-    if (ctx.callbacks.on_step) {
-      const double n = static_cast<double>(seen);
-      ctx.callbacks.on_step({epoch, epochs, s + 1, batches.size(), loss_sum / n, classify ? correct / n : kNaN});
+    so_far.add(r);
+    interval_.add(r);
+    if (callbacks_.on_step) {
+      callbacks_.on_step({e, config_.epochs, s + 1, batches.size(), so_far.mean_loss(), so_far.accuracy(classifies)});
     }
+    if (s + 1 != (next_eval * batches.size()) / evals) continue;
+    ++next_eval;
+    evaluate(e, s, batches.size());
   }
-  const double n = static_cast<double>(seen);
-  return {loss_sum / n, classify ? correct / n : kNaN};
+}
+
+void Loop::evaluate(long long e, std::size_t s, std::size_t steps) {
+  const Evaluation val = task_.evaluate(shards_);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
+  const double epoch = static_cast<double>(e - 1) + static_cast<double>(s + 1) / static_cast<double>(steps);
+  const bool classifies = task_.classifies();
+  history_.push_back({steps_, epoch, interval_.mean_loss(), val.loss, interval_.accuracy(classifies), val.accuracy,
+                      elapsed.count()});
+  interval_ = Running();
+  if (callbacks_.on_eval) callbacks_.on_eval(history_.back());
+}
+
+std::vector<Metrics> Loop::run() {
+  Rng batch_rng(derive_seed(config_.seed, 4));
+  start_ = std::chrono::steady_clock::now();
+  for (long long e = 1; e <= config_.epochs; ++e) {
+    const arma::uword n = task_.train_size(), batch = static_cast<arma::uword>(config_.batch_size);
+    epoch(e, shuffled_batches(n, batch, batch_rng));
+  }
+  if (callbacks_.on_checkpoint && !history_.empty()) callbacks_.on_checkpoint(task_, history_.back());
+  return history_;
 }
 
 }  // namespace
 
-MlpSpec model_spec(const TrainConfig& config, const Dataset& data) {
-  MlpSpec spec;
-  spec.sizes.push_back(data.features());
-  for (arma::uword h : config.hidden) spec.sizes.push_back(h);
-  spec.sizes.push_back(data.task == Task::Classification ? data.classes : 1);
-  spec.norm = config.norm;
-  spec.impl = config.impl;
-  spec.activation = config.activation;
-  spec.init = config.activation == Activation::Tanh ? Init::Xavier : Init::Kaiming;
-  return spec;
+long long total_steps(const RunConfig& config, std::size_t train_size) {
+  const std::size_t batch = static_cast<std::size_t>(std::max(1LL, config.batch_size));
+  return static_cast<long long>((train_size + batch - 1) / batch) * config.epochs;
 }
 
-namespace {
-constexpr double kMaxModelBytes = 4.0 * (1ULL << 30);  // 4 GiB: far above any model a lesson trains
-}  // namespace
+Axis axis_of(const RunConfig& config) { return schedule_in_steps(config) ? Axis::Step : Axis::Epoch; }
 
-// Refuses, before anything is allocated, a model whose memory would not fit:
-// `--hidden 999999,999999` must be a message, not std::bad_alloc. The estimate
-// is rough on purpose: each parameter's value, gradient and two Adam moments,
-// and for the largest batch a handful of rows x width matrices per layer
-// (values, gradients, the norms' intermediates).
-void check_model_size(const TrainConfig& config, const Dataset& data) {
-  const MlpSpec spec = model_spec(config, data);
-  // The most rows one forward pass sees: a batch, or the whole validation set.
-  const double n = static_cast<double>(data.size());
-  const double rows = std::max(std::min(static_cast<double>(config.batch_size), n), std::ceil(config.validation_fraction * n));
-  double params = 0, widths = 0;
-  std::string shape;
-  for (std::size_t i = 0; i < spec.sizes.size(); ++i) {
-    const double out = static_cast<double>(spec.sizes[i]);
-    widths += out;
-    shape += (i ? "-" : "") + std::to_string(spec.sizes[i]);
-    if (i == 0) continue;
-    params += static_cast<double>(spec.sizes[i - 1]) * out + out;  // weight and bias
-    if (i + 1 < spec.sizes.size() && spec.norm != Norm::None) params += 2 * out;
-  }
-  const double bytes = 8.0 * (4.0 * params + 10.0 * rows * widths);
-  if (bytes <= kMaxModelBytes) return;
-  char line[200];
-  std::snprintf(line, sizeof line, "needs about %.1f GiB of memory (%.4g parameters, %.0f rows at a time); the limit is %.0f GiB",
-                bytes / (1ULL << 30), params, rows, kMaxModelBytes / (1ULL << 30));
-  throw DataError("the model " + shape + " " + line + ": use smaller hidden layer sizes (--hidden)");
-}
-
-Evaluation evaluate(Sequential& model, const Dataset& data, Tape& tape) {
-  if (data.size() == 0) return {kNaN, kNaN};
-  tape.clear();
-  NoGrad no_grad(tape);
-  Var out = model(tape.constant(data.x, "x"));
-  if (data.task == Task::Regression) return {mse(out, data.y).value()(0), kNaN};
-  const arma::uvec labels = data.labels();
-  return {softmax_cross_entropy(out, labels).value()(0), accuracy(out.value(), labels)};
-}
-
-TrainRun train(const TrainConfig& config, const TrainCallbacks& callbacks) {
-  validate(config);
+std::vector<Metrics> train(const RunConfig& config, TrainingTask& task, const TrainCallbacks& callbacks) {
+  config.validate();
+  if (task.train_size() == 0) throw Error("train: no samples to train on");
   use_memory_policy();  // every step frees and reallocates its matrices: keep the pages (autograd/memory.h)
-  const Dataset data = make_dataset(config.dataset, config.seed, config.label_column);
-  TrainRun run;
-  Rng split_rng(derive_seed(config.seed, 2));
-  run.split = train_validation_split(data, config.validation_fraction, split_rng);
-  if (run.split.train.size() == 0) throw DataError(config.dataset + ": no samples left to train on");
-  run.spec = model_spec(config, data);
-  check_model_size(config, data);
-  Rng init_rng(derive_seed(config.seed, 3));
-  run.model = make_mlp(run.spec, init_rng);
-  std::unique_ptr<Optimizer> optimizer = make_optimizer(config, run.model.parameters());
-  Schedule schedule;
-  schedule.kind = config.schedule;
-  schedule.lr = config.lr;
-  schedule.epochs = config.epochs;
-  schedule.step_size = std::max(1, config.epochs / 3);
-
-  Rng batch_rng(derive_seed(config.seed, 4));
-  ShardRunner shards(config.threads > 0 ? config.threads : default_threads());
-  Tape eval_tape;
-  EpochContext ctx{run.model, *optimizer, run.split.train, shards, config.clip, callbacks};
-  const auto start = std::chrono::steady_clock::now();
-  for (int epoch = 1; epoch <= config.epochs; ++epoch) {
-    optimizer->set_lr(schedule.at(epoch - 1));
-    const std::vector<arma::uvec> batches = shuffled_batches(run.split.train.size(), config.batch_size, batch_rng);
-    const Evaluation fit = run_epoch(ctx, batches, epoch, config.epochs);
-    const Evaluation val = evaluate(run.model, run.split.validation, eval_tape);
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    run.history.push_back({epoch, fit.loss, val.loss, fit.accuracy, val.accuracy, elapsed.count()});
-    if (callbacks.on_epoch) callbacks.on_epoch(run.history.back());
-  }
-  return run;
+  Loop loop(config, task, callbacks);
+  return loop.run();
 }
 
 }  // namespace ag

@@ -1,0 +1,142 @@
+#include "train/config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "train/shards.h"
+
+namespace ag {
+
+const char* model_name(ModelKind kind) { return kind == ModelKind::Gpt ? "gpt" : "mlp"; }
+
+const char* optimizer_name(OptimizerKind kind) {
+  return kind == OptimizerKind::SGD ? "sgd" : kind == OptimizerKind::AdamW ? "adamw" : "adam";
+}
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// The checks, each naming its field through `spell`.
+struct Checker {
+  const std::function<std::string(const std::string&)>& spell;
+  std::string name(const std::string& field) const { return spell ? spell(field) : field; }
+  void require(bool ok, const std::string& field, const std::string& message) const {
+    if (!ok) throw ConfigError(field, name(field) + " " + message);
+  }
+  void within(const std::string& field, long long value, long long lo, long long hi) const {
+    require(value >= lo && value <= hi, field,
+            "must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + std::to_string(value));
+  }
+};
+
+// Every optimizer shrinks the weights by a factor 1 - lr * weight_decay a step
+// (SGD and AdamW directly, Adam through the gradient it normalises): at 1 or more
+// the weights are zeroed or flip sign every step, and 1e308 overflows to inf.
+void check_optimisation(const RunConfig& c, const Checker& check) {
+  check.require(std::isfinite(c.lr) && c.lr > 0, "lr", "must be a positive number, got " + num(c.lr));
+  if (c.model == ModelKind::Mlp) {
+    check.require(std::isfinite(c.momentum) && c.momentum >= 0 && c.momentum < 1, "momentum",
+                  "must be in [0, 1), got " + num(c.momentum));
+  }
+  check.require(std::isfinite(c.weight_decay) && c.weight_decay >= 0, "weight_decay",
+                "must be 0 or more, got " + num(c.weight_decay));
+  check.require(c.lr * c.weight_decay < 1, "weight_decay",
+                num(c.weight_decay) + " with " + check.name("lr") + " " + num(c.lr) +
+                    ": the weights shrink by lr x weight decay a step, which must be below 1 (it is " +
+                    num(c.lr * c.weight_decay) + ")");
+  check.require(std::isfinite(c.beta2) && c.beta2 >= 0 && c.beta2 < 1, "beta2", "must be in [0, 1), got " + num(c.beta2));
+  check.require(std::isfinite(c.clip) && c.clip >= 0, "clip", "must be 0 (off) or more, got " + num(c.clip));
+}
+
+void check_loop(const RunConfig& c, const Checker& check) {
+  const bool gpt = c.model == ModelKind::Gpt;
+  if (gpt) {
+    check.require(c.validation_fraction > 0 && c.validation_fraction < 1, "validation_fraction",
+                  "must be above 0 and below 1 for " + check.name("model") + " gpt, got " + num(c.validation_fraction));
+  } else {
+    check.require(c.validation_fraction >= 0 && c.validation_fraction < 1, "validation_fraction",
+                  "must be in [0, 1), got " + num(c.validation_fraction));
+  }
+  check.within("epochs", c.epochs, 1, 1000000);
+  if (gpt) check.within("batch_size", c.batch_size, 1, 4096);
+  check.require(c.batch_size >= 1, "batch_size", "must be at least 1, got " + std::to_string(c.batch_size));
+  check.require(c.batch_size <= 100000000, "batch_size", "must be at most 100000000, got " + std::to_string(c.batch_size));
+  check.require(c.threads >= 0 && c.threads <= 256, "threads",
+                "must be from 1 to 256 (0: the machine's cores), got " + std::to_string(c.threads));
+  check.require(c.seed <= 9223372036854775807ULL, "seed", "must be at most 9223372036854775807");
+  check.require(c.evals_per_epoch >= 1, "evals_per_epoch", "must be at least 1, got " + std::to_string(c.evals_per_epoch));
+}
+
+void check_gpt(const RunConfig& c, const Checker& check) {
+  const std::string gpt = "(" + check.name("model") + " gpt)";
+  check.require(c.optimizer != OptimizerKind::SGD, "optimizer", "'sgd' is not one of adam, adamw " + gpt);
+  check.require(c.schedule != Schedule::Kind::Step, "schedule", "'step' is not one of cosine, constant " + gpt);
+  check.within("layers", c.layers, 1, 48);
+  check.within("heads", c.heads, 1, 64);
+  check.within("width", c.width, 1, 1024);
+  check.require(c.width % c.heads == 0, "width",
+                std::to_string(c.width) + " must be a multiple of " + check.name("heads") + " " + std::to_string(c.heads));
+  check.within("context", c.context, 1, 1024);
+  check.within("warmup", c.warmup, 0, 1000000000);
+  check.require(c.dropout >= 0 && c.dropout < 1, "dropout", "must be in [0, 1), got " + num(c.dropout));
+  check.require(c.norm != Norm::None, "norm",
+                "none: a GPT's norm is layernorm or rmsnorm (for no norm: " + check.name("placement") + " none)");
+}
+
+}  // namespace
+
+void RunConfig::validate(const std::function<std::string(const std::string&)>& spell) const {
+  const Checker check{spell};
+  check_optimisation(*this, check);
+  check_loop(*this, check);
+  if (model == ModelKind::Gpt) {
+    check_gpt(*this, check);
+    return;
+  }
+  for (arma::uword h : hidden) check.require(h >= 1 && h <= 999999, "hidden", "sizes must be from 1 to 999999");
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const RunConfig& c, std::vector<Parameter*> params) {
+  if (c.optimizer == OptimizerKind::SGD) {
+    return std::make_unique<SGD>(std::move(params), SgdOptions{c.lr, c.momentum, c.weight_decay});
+  }
+  AdamOptions adam;
+  adam.lr = c.lr;
+  adam.beta2 = c.beta2;
+  adam.weight_decay = c.weight_decay;
+  if (c.optimizer == OptimizerKind::AdamW) return std::make_unique<AdamW>(std::move(params), adam);
+  return std::make_unique<Adam>(std::move(params), adam);
+}
+
+bool schedule_in_steps(const RunConfig& c) { return c.model == ModelKind::Gpt; }
+
+Schedule make_schedule(const RunConfig& c, long long total_steps) {
+  Schedule s;
+  s.kind = c.schedule;
+  s.lr = c.lr;
+  if (!schedule_in_steps(c)) {
+    s.step_size = static_cast<int>(std::max(1LL, c.epochs / 3));  // x0.1 every third of the run
+    s.warmup = c.warmup;
+    s.end = c.epochs;
+    return s;
+  }
+  s.step_size = static_cast<int>(std::max(1LL, total_steps / 3));
+  s.warmup = std::min<long long>(c.warmup, total_steps / 2);
+  s.end = total_steps - 1;
+  s.min_lr = c.lr / 10;
+  return s;
+}
+
+int shard_threads(const RunConfig& c) {
+  // Dropout draws from the blocks' own streams as they run: one thread keeps their order.
+  if (c.model == ModelKind::Gpt && c.dropout > 0) return 1;
+  return c.threads > 0 ? static_cast<int>(c.threads) : default_threads();
+}
+
+}  // namespace ag
