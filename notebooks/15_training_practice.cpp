@@ -363,7 +363,7 @@ const double kPeak = 3e-2;
 
 NB_CELL {
   ag::Schedule library;
-  library.kind = ag::Schedule::Kind::Cosine, library.lr = kPeak, library.epochs = kSteps, library.min_lr = 0;
+  library.kind = ag::Schedule::Kind::Cosine, library.lr = kPeak, library.end = kSteps, library.min_lr = 0;
   std::vector<double> steps, constant, cosine, warm;
   double worst = 0;
   for (int s = 0; s < kSteps; ++s) {
