@@ -52,8 +52,12 @@ Result run_pass(const Problem& p, Pass pass, const std::string& name, const std:
   Result r;
   r.name = name + "_" + pass_name(pass);
   r.shape = shape;
-  body();
-  r.saved_bytes = static_cast<long long>(tape.saved_bytes());
+  {  // what the tape holds for backward before it runs: the primal's, plus the tangent's
+    ag::Var loss = p.loss(tape);
+    if (pass != Pass::Gradient) ag::push_tangents(loss, ag::parameter_seeds(tape, p.model->parameters(), v));
+    r.saved_bytes = static_cast<long long>(tape.saved_bytes());
+    tape.clear();
+  }
   r.time = measure({}, body, plan);
   r.note = pass == Pass::Gradient ? "loss + backward" : pass == Pass::Tangent ? "loss + tangent pass + backward"
                                                                               : "loss + tangent pass + backward over it (H v)";
