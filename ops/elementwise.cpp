@@ -151,4 +151,10 @@ Var pow_scalar(Var a, double p) {
   return y;
 }
 
+const OpDef& scalar_div_def() {
+  static const OpDef def{"c / a", 1, "y = c / a  (double / Var)", "derived by the tape from c * a^-1 (pow_scalar, mul_scalar)",
+                         "derived by the tape from its ops' rules", {}};
+  return def;
+}
+
 }  // namespace ag

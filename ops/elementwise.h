@@ -58,5 +58,7 @@ inline Var operator*(Var a, double c) { return mul_scalar(a, c); }
 inline Var operator*(double c, Var a) { return mul_scalar(a, c); }
 inline Var operator/(Var a, double c) { return mul_scalar(a, 1.0 / c); }
 inline Var operator/(double c, Var a) { return mul_scalar(pow_scalar(a, -1.0), c); }  // c * a^-1
+// c / a's name and formulas (composed: no node carries it).
+const OpDef& scalar_div_def();
 
 }  // namespace ag
