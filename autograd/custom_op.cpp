@@ -12,7 +12,7 @@ Var apply(const Function& f, const std::vector<Var>& inputs) {
     values.push_back(v.value());
   }
   arma::mat y = f.forward(values);
-  return t.record(f.name, inputs, std::move(y), CustomBackward{f}, Saved{inputs, true});
+  return t.record(f.name, inputs, std::move(y), CustomBackward{f}, Saved{inputs, true}, f.jvp);
 }
 
 void CustomBackward::operator()(Tape& tape, const Node& self) const {

@@ -12,6 +12,14 @@
 // and dy (shaped like the output) and returns one gradient per input (an empty
 // matrix for an input that needs none). The node saves its inputs and output
 // for backward, so backward may read all of them.
+//
+// Forward mode (autograd/forward.h) goes through a custom op only if it gives
+// a jvp: a JvpFn computing the output's tangent from args.x, args.y and
+// args.dx with ag ops, so that reverse mode can differentiate the tangent in
+// turn (Hessian-vector products). Without one, forward mode through the node
+// is refused, naming the op.
+//
+//   square_fn.jvp = [](const ag::JvpArgs& a) { return 2.0 * a.x[0] * a.dx[0]; };
 #pragma once
 
 #include <functional>
@@ -29,6 +37,7 @@ struct Function {
   std::string name;
   std::function<arma::mat(const Inputs& inputs)> forward;
   std::function<Grads(const Inputs& inputs, const arma::mat& output, const arma::mat& doutput)> backward;
+  JvpFn jvp = {};  // optional: the forward-mode rule, written with ag ops
 };
 
 // Runs f.forward on the inputs' values and records one node named f.name.

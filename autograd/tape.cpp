@@ -50,7 +50,7 @@ Tape& tape_of(const char* op, Var a, Var b) {
 }
 
 std::string node_name(const Node& n, std::size_t id) {
-  return "'" + n.op + "' (node " + std::to_string(id) + ", " + shape_str(n.value) + ")";
+  return "'" + n.op + (n.tangent ? "' (tangent node " : "' (node ") + std::to_string(id) + ", " + shape_str(n.value) + ")";
 }
 
 void Tape::check(Var v, const char* what) const {
@@ -91,6 +91,7 @@ Node& Tape::new_node(std::string op, arma::mat value) {
   Node& n = nodes_.emplace_back();
   n.op = std::move(op);
   n.value = std::move(value);
+  n.tangent = recording_tangents_;
   return n;
 }
 
@@ -171,7 +172,7 @@ Var Tape::param(Parameter& p) {
 }
 
 Var Tape::record(std::string op, const std::vector<Var>& inputs, arma::mat value,
-                 BackwardFn backward, const Saved& saved) {
+                 BackwardFn backward, const Saved& saved, JvpFn jvp) {
   bool any = false;
   for (const Var& v : inputs) {
     check(v, op.c_str());
@@ -179,10 +180,12 @@ Var Tape::record(std::string op, const std::vector<Var>& inputs, arma::mat value
   }
   const std::size_t id = nodes_.size();
   Node& n = new_node(std::move(op), std::move(value));
-  // Nothing to differentiate (constants only, or no_grad): keep the value, drop the rest.
+  // Forward mode walks inputs whatever reverse mode needs: the ids stay.
+  for (const Var& v : inputs) n.inputs.push_back(v.id);
+  n.jvp = std::move(jvp);
+  // Nothing to differentiate (constants only, or no_grad): keep no backward and nothing saved.
   if (any && grad_enabled_) {
     n.requires_grad = true;
-    for (const Var& v : inputs) n.inputs.push_back(v.id);
     for (const Var& v : saved.inputs) n.saved.push_back(v.id);
     if (saved.output) n.saved.push_back(id);
     n.extra_saved_bytes = saved.extra_bytes;
@@ -197,10 +200,8 @@ Var Tape::record(const OpDef& def, const std::vector<Var>& inputs, arma::mat val
     throw Error(std::string(def.name) + ": recorded with " + std::to_string(inputs.size()) +
                 " inputs; the op takes " + std::to_string(def.arity));
   }
-  Var v = record(def.name, inputs, std::move(value), std::move(backward), saved);
-  Node& n = nodes_[v.id];
-  n.def = &def;
-  n.jvp = jvp ? std::move(jvp) : def.jvp;
+  Var v = record(def.name, inputs, std::move(value), std::move(backward), saved, jvp ? std::move(jvp) : def.jvp);
+  nodes_[v.id].def = &def;
   return v;
 }
 

@@ -161,8 +161,12 @@ class Tape {
   Var param(Parameter& p);
 
   // Used by ops: record one node with its backward and what that backward reads.
+  // The node always keeps its inputs' ids (forward mode walks them, even under
+  // NoGrad or when no input needs a gradient); its backward and saved tensors
+  // only when a gradient can flow (an input requires one and grad is enabled).
+  // `jvp`: the op's forward-mode rule (a custom op's own; empty: none).
   Var record(std::string op, const std::vector<Var>& inputs, arma::mat value,
-             BackwardFn backward, const Saved& saved = {});
+             BackwardFn backward, const Saved& saved = {}, JvpFn jvp = {});
   // The same for an op described by an OpDef: the node carries def's name and
   // forward-mode rule, or `jvp` when the op passes its own (one that captures
   // what its backward captures: indices, masks). Refuses a wrong input count.
@@ -220,6 +224,10 @@ class Tape {
   void set_grad_enabled(bool on) { grad_enabled_ = on; }
   bool anomaly_mode() const { return anomaly_; }
   void set_anomaly_mode(bool on) { anomaly_ = on; }
+  // While on, every node recorded is marked Node::tangent (a forward-mode
+  // pass sets it: autograd/forward.h's TangentScope).
+  bool recording_tangents() const { return recording_tangents_; }
+  void set_recording_tangents(bool on) { recording_tangents_ = on; }
 
   void check(Var v, const char* what) const;  // throws if v is not of this tape, now
 
@@ -238,6 +246,7 @@ class Tape {
   std::uint64_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_ = false;
+  bool recording_tangents_ = false;
   bool keep_param_grads_ = false;
   bool in_backward_ = false;
   std::size_t current_node_ = 0;  // the node whose backward is running
@@ -246,7 +255,7 @@ class Tape {
 // The value of node's attribute `name`; throws naming the op when it has none.
 double attribute(const Node& node, const char* name);
 
-// "'mul' (node 3, 2x2)": how messages name a node.
+// "'mul' (node 3, 2x2)": how messages name a node; "'mul' (tangent node 9, 2x2)" for a tangent.
 std::string node_name(const Node& node, std::size_t id);
 
 // "add_scalar c=2.5": the op name followed by its attributes.

@@ -45,6 +45,8 @@ std::vector<Case> norm_cases(bool quick);
 Case overhead_case();
 Case digits_epoch_case();
 Case gpt_step_case(bool fused);  // bench/cases_gpt.cpp
+// mlp_grad/tangent/hvp and gpt_grad/tangent/hvp: forward mode's overhead (bench/cases_forward.cpp).
+std::vector<Case> forward_cases();
 
 // Makes BLAS single-threaded (OpenBLAS reads OPENBLAS_NUM_THREADS only at load time).
 void set_blas_threads(int n);

@@ -11,6 +11,7 @@ std::vector<Case> all_cases(bool quick) {
   cases.push_back(digits_epoch_case());
   cases.push_back(gpt_step_case(false));
   cases.push_back(gpt_step_case(true));
+  for (Case& c : forward_cases()) cases.push_back(std::move(c));
   return cases;
 }
 

@@ -41,6 +41,10 @@ struct FuzzOptions {
   int max_nodes = 30;
   std::vector<FuzzCustomOp> custom_ops;  // drawn like the built-in unary ops
   GradcheckOptions gradcheck;            // eps, atol, rtol of the check
+  // 1: also forward mode (the transpose identity against reverse mode, the JVP
+  // against finite differences); 2: also the HVP and the Hessian's symmetry
+  // (check/forward_check.h). 0: reverse mode only.
+  int forward_order = 0;
 };
 
 // One step: a leaf (holding a value) or an op applied to earlier steps.
@@ -74,6 +78,12 @@ struct FuzzCheck {
   std::string message;  // gradcheck's per-input summary, or the exception
 };
 FuzzCheck check_graph(const FuzzGraph& graph, const GradcheckOptions& options = {});
+// Forward mode and, at order 2, second order on one graph (check/fuzz_forward.cpp);
+// the transpose identity to `transpose_tolerance` relative.
+FuzzCheck check_graph_forward(const FuzzGraph& graph, int order, const GradcheckOptions& options = {},
+                              double transpose_tolerance = 1e-12);
+// What fuzz() checks: gradcheck, then check_graph_forward when options.forward_order > 0.
+FuzzCheck check_graph(const FuzzGraph& graph, const FuzzOptions& options);
 
 // True when every op's input is inside its domain (the generator's own rule).
 bool graph_is_valid(const FuzzGraph& graph);

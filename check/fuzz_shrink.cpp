@@ -118,7 +118,7 @@ std::string FuzzFailure::describe() const {
 
 FuzzReport fuzz(int graphs, std::uint64_t first_seed, const FuzzOptions& options, int max_failures) {
   FuzzReport report;
-  const auto fails = [&options](const FuzzGraph& g) { return !check_graph(g, options.gradcheck).passed; };
+  const auto fails = [&options](const FuzzGraph& g) { return !check_graph(g, options).passed; };
   for (int i = 0; i < graphs; ++i) {
     const std::uint64_t seed = first_seed + std::uint64_t(i);
     FuzzGraph graph = random_graph(seed, options);
@@ -126,12 +126,12 @@ FuzzReport fuzz(int graphs, std::uint64_t first_seed, const FuzzOptions& options
     for (const FuzzStep& s : graph.steps) {
       if (s.op != "leaf") ++report.op_counts[s.op];
     }
-    FuzzCheck check = check_graph(graph, options.gradcheck);
+    FuzzCheck check = check_graph(graph, options);
     if (check.passed) continue;
     FuzzFailure f;
     f.seed = seed;
     f.shrunk = shrink(graph, fails);
-    f.shrunk_check = check_graph(f.shrunk, options.gradcheck);
+    f.shrunk_check = check_graph(f.shrunk, options);
     f.graph = std::move(graph);
     f.check = std::move(check);
     report.failures.push_back(std::move(f));

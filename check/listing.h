@@ -1,5 +1,6 @@
 // Printing a tape: one line per node (id, op, inputs, shape, bytes saved for
-// backward), the way a learner reads a Wengert list top to bottom.
+// backward), the way a learner reads a Wengert list top to bottom. Nodes a
+// forward-mode pass recorded (autograd/forward.h) read "tangent: <op>".
 #pragma once
 
 #include <string>

@@ -1,11 +1,13 @@
 // The op table: one row per op, keyed by exactly the name the op records as
-// Node::op, like PyTorch's derivatives.yaml. A row holds the op's forward and
-// backward formulas, what each input must hold (its Domain), the shapes
+// Node::op, like PyTorch's derivatives.yaml. What an op is (its name, arity,
+// forward, backward and forward-mode formulas and its JVP rule) is said once,
+// in its OpDef beside its code in ops/; a row points at that def and adds only
+// what checking needs: what each input must hold (its Domain), the shapes
 // gradcheck runs it on, the constants it is recorded with (the node's
 // attributes) and how to apply it. Everything that needs the list of ops reads
-// this one: the gradcheck tests and `autograd gradcheck`, the per-node check
-// (to replay a node), the fuzzer (to draw ops) and docs/op-table.md.
-// Adding an op is one function in ops/ and one row in op_table.cpp.
+// this one: the gradcheck and JVP tests and `autograd gradcheck`, the per-node
+// check (to replay a node), the fuzzer (to draw ops) and docs/op-table.md.
+// Adding an op is one function and its OpDef in ops/ and one row in op_table.cpp.
 //
 // Composed functions (layernorm_composed, c / a, ...) record only nodes of the
 // rows above and no node of their own. They sit in a second list, composites(),
@@ -19,6 +21,7 @@
 
 #include "autograd/gradcheck.h"
 #include "autograd/rng.h"
+#include "autograd/tape.h"
 #include "ops/broadcast.h"
 
 namespace ag {
@@ -70,8 +73,9 @@ struct GradcheckCase {
 using ApplyFn = std::function<Var(const std::vector<Var>& inputs, const std::vector<double>& constants)>;
 
 struct OpRow {
-  std::string name;                  // the Node::op name: "add", "sum(dim=1)", "add_scalar"
-  std::string forward, backward;     // the formulas, as docs/op-table.md prints them
+  const OpDef* def = nullptr;        // from ops/: name, arity, formulas, forward-mode rule
+  std::string name;                  // def->name, the Node::op name: "add", "sum(dim=1)", "add_scalar"
+  std::string note;                  // what the cases fix, printed after the forward formula ("" if nothing)
   std::vector<Domain> inputs;        // one per input, in argument order
   Shapes shapes = Shapes::One;
   int dim = -1;                      // the dim a reduction or norm works along; -1: none
@@ -111,6 +115,10 @@ arma::mat draw(Domain domain, Shape shape, Rng& rng);
 std::vector<arma::mat> make_inputs(const OpRow& row, const GradcheckCase& c, Rng& rng);
 // Whether `x` may be input k of the row, applied with `constants`.
 bool accepts(const OpRow& row, std::size_t k, const arma::mat& x, const std::vector<double>& constants);
+
+// "y_k = row index_k of the table  (K x D); here index_k = 2k mod N, K = 5": the
+// def's forward formula and the row's note.
+std::string forward_text(const OpRow& row);
 
 // The op table and the composites as docs/op-table.md shows them (`autograd gradcheck --markdown`).
 std::string op_table_markdown();

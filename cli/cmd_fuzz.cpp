@@ -12,10 +12,14 @@ int cmd_fuzz(const std::vector<std::string>& args) {
   po::options_description options("options");
   long long graphs = 1000, seed = 1;
   bool print = false;
+  int order = 0;
   options.add_options()
       ("graphs", po::value(&graphs)->default_value(1000), "how many graphs to check")
       ("seed", po::value(&seed)->default_value(1), "seed of the first graph; graph k uses seed + k")
-      ("print", po::bool_switch(&print), "print every graph before checking it");
+      ("print", po::bool_switch(&print), "print every graph before checking it")
+      ("forward-order", po::value(&order)->default_value(0),
+       "1: also check forward mode (the transpose identity to 1e-12, the JVP against finite differences); "
+       "2: also each graph's Hessian-vector product and the Hessian's symmetry");
   po::variables_map vm;
   if (!parse_options("fuzz", "Draws random expression graphs (10 to 30 ops: every primitive, broadcasting,\n"
                      "reductions, values reused) and checks each one's gradients against central\n"
@@ -25,6 +29,7 @@ int cmd_fuzz(const std::vector<std::string>& args) {
   }
   require_positive("graphs", graphs);
   require_non_negative("seed", seed);
+  if (order < 0 || order > 2) throw UsageError("--forward-order must be 0, 1 or 2, got " + std::to_string(order));
   // Graph k uses seed + k: the last seed must still be a signed 64-bit number.
   if (graphs - 1 > std::numeric_limits<long long>::max() - seed) {
     throw UsageError("--seed " + std::to_string(seed) + " with --graphs " + std::to_string(graphs) +
@@ -32,7 +37,8 @@ int cmd_fuzz(const std::vector<std::string>& args) {
   }
 
   const std::uint64_t first = static_cast<std::uint64_t>(seed);
-  const ag::FuzzOptions fuzz_options;
+  ag::FuzzOptions fuzz_options;
+  fuzz_options.forward_order = order;
   std::map<std::string, int> op_counts;
   long long done = 0;
   // In chunks of 1000, so a long run shows it is alive.
@@ -49,7 +55,9 @@ int cmd_fuzz(const std::vector<std::string>& args) {
     if (graphs > 1000 && !print) std::cout << "  " << done << " graphs pass\n" << std::flush;
   }
   std::cout << "all " << graphs << " graphs (seeds " << seed << " to " << seed + graphs - 1
-            << ") match finite differences (eps 1e-6, atol 1e-5, rtol 1e-3)\nops drawn:";
+            << ") match finite differences (eps 1e-6, atol 1e-5, rtol 1e-3)"
+            << (order >= 1 ? ", forward mode matches reverse mode" : "") << (order >= 2 ? " and second order" : "")
+            << "\nops drawn:";
   for (const auto& [op, n] : op_counts) std::cout << " " << op << " " << n << ";";
   std::cout << "\n";
   return 0;

@@ -11,6 +11,7 @@
 #include "data/atomic_write.h"
 #include "ops/layernorm.h"
 #include "check/norm_compare.h"
+#include "check/norm_second_order.h"
 
 namespace cli {
 
@@ -201,6 +202,25 @@ std::string output_csv(const ag::NormComparison& c, bool rms) {
   return os.str();
 }
 
+void print_second_order(const ag::NormHvp& h, bool rms) {
+  std::cout << "\nsecond order: H v of L along a random direction (v_x, v_gamma" << (rms ? "" : ", v_beta")
+            << "), reverse-over-forward\n"
+            << "  composed vs fused          max rel " << num(h.composed_fused_rel, 3) << "\n"
+            << "  composed vs numeric        max rel " << num(h.composed_numeric_rel, 3) << "\n"
+            << "  fused vs numeric           max rel " << num(h.fused_numeric_rel, 3) << "\n"
+            << "  fused transpose identity   rel " << num(h.transpose_rel, 3)
+            << "  (<u, J v> forward vs <J^T u, v> reverse)\n";
+}
+
+// Composed and fused agree to rounding; both agree with finite differences to their resolution.
+bool second_order_agrees(const ag::NormHvp& h) {
+  const bool ok = h.composed_fused_rel <= 1e-9 && h.composed_numeric_rel <= 1e-5 && h.fused_numeric_rel <= 1e-5 &&
+                  h.transpose_rel <= 1e-12;
+  if (!ok) std::cerr << "autograd layernorm: the second-order paths disagree (composed vs fused max rel "
+                     << num(h.composed_fused_rel, 3) << ")\n";
+  return ok;
+}
+
 const char* kFootnote =
     "\nnote: no --grad-output was given, so dy is random (uniform in [-1, 1], --seed %SEED%).\n"
     "  With gamma = 1, beta = 0 and dy all ones, L = sum(y) = sum of each normalised row = 0\n"
@@ -212,6 +232,7 @@ const char* kFootnote =
 int cmd_layernorm(const std::vector<std::string>& args) {
   po::options_description options("options");
   Settings s;
+  int order = 1;
   options.add_options()
       ("input", po::value(&s.input), "the input matrix, rows separated by ';': \"1.133,-0.299,0.503; -0.176,0.911,0.143\"")
       ("input-file", po::value(&s.input_file), "the input matrix from a CSV file (one row per line)")
@@ -225,7 +246,10 @@ int cmd_layernorm(const std::vector<std::string>& args) {
       ("rms", po::bool_switch(&s.rms), "RMSNorm instead: y = x / sqrt(mean(x^2) + eps) * gamma")
       ("precision", po::value(&s.precision)->default_value(4), "significant digits printed")
       ("rows", po::value(&s.rows)->default_value(10), "rows shown in the walk-through")
-      ("output-file", po::value(&s.output_file), "write y, dx, dgamma, dbeta as CSV (layout below)");
+      ("output-file", po::value(&s.output_file), "write y, dx, dgamma, dbeta as CSV (layout below)")
+      ("order", po::value(&order)->default_value(1),
+       "2: also the Hessian-vector product of L along a random direction, composed vs fused "
+       "(reverse-over-forward) vs finite differences of the gradient");
   po::variables_map vm;
   if (!parse_options("layernorm",
                      "LayerNorm (or RMSNorm) step by step on your input, its backward three ways\n"
@@ -237,6 +261,7 @@ int cmd_layernorm(const std::vector<std::string>& args) {
   require_positive("precision", s.precision);
   require_positive("rows", s.rows);
   require_non_negative("seed", s.seed);
+  if (order != 1 && order != 2) throw UsageError("--order must be 1 or 2, got " + std::to_string(order));
   if (s.precision > 17) throw UsageError("--precision must be 17 or less, got " + std::to_string(s.precision));
   bool random_dy = false;
   const ag::NormInputs in = read_inputs(s, random_dy);
@@ -244,6 +269,8 @@ int cmd_layernorm(const std::vector<std::string>& args) {
   // Everything is computed, and the output file written, before anything is
   // printed: a refused --output-file leaves one line on stderr and nothing else.
   const ag::NormComparison c = ag::compare_norm(in, in.x.n_elem * in.x.n_cols <= 2000000);
+  ag::NormHvp second;
+  if (order == 2) second = ag::compare_norm_hvp(in, static_cast<std::uint64_t>(s.seed));
   if (!s.output_file.empty()) ag::write_file_atomic(s.output_file, output_csv(c, in.rms));
   std::cout << (s.rms ? "RMSNorm" : "LayerNorm") << " of a " << ag::shape_str(in.x) << " input, one row (token) at a time; eps = "
             << num(in.eps, 3) << "\ngamma = " << row_str(in.gamma, 0, p)
@@ -252,6 +279,7 @@ int cmd_layernorm(const std::vector<std::string>& args) {
   std::cout << "\ndy" << (random_dy ? " (random, see the note at the end)" : "") << " =\n" << matrix_str(in.dy, p, "  ");
   print_comparison(c, in.rms, p);
   print_tapes(c, in.rms);
+  if (order == 2) print_second_order(second, in.rms);
   if (!s.output_file.empty()) std::cout << "\nwrote " << s.output_file << "\n";
   if (random_dy) {
     std::string note = kFootnote;
@@ -266,7 +294,7 @@ int cmd_layernorm(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  return 0;
+  return order == 2 && !second_order_agrees(second) ? 1 : 0;
 }
 
 }  // namespace cli

@@ -1,5 +1,6 @@
 // Element-wise ops: binary (with broadcasting), scalar, and unary functions.
-// Each one's forward and backward sit side by side in elementwise.cpp.
+// Each one's definition (name, formulas, forward-mode rule), forward and
+// backward sit side by side in elementwise.cpp (unary: elementwise_unary.cpp).
 #pragma once
 
 #include "autograd/tape.h"
@@ -27,6 +28,23 @@ Var tanh(Var a);
 Var sigmoid(Var a);
 Var relu(Var a);
 
+// What each op is (autograd/tape.h's OpDef): the op table and tools read these.
+const OpDef& add_def();
+const OpDef& sub_def();
+const OpDef& mul_def();
+const OpDef& div_def();
+const OpDef& neg_def();
+const OpDef& add_scalar_def();
+const OpDef& mul_scalar_def();
+const OpDef& pow_scalar_def();
+const OpDef& exp_def();
+const OpDef& log_def();
+const OpDef& sqrt_def();
+const OpDef& square_def();
+const OpDef& tanh_def();
+const OpDef& sigmoid_def();
+const OpDef& relu_def();
+
 inline Var operator+(Var a, Var b) { return add(a, b); }
 inline Var operator-(Var a, Var b) { return sub(a, b); }
 inline Var operator*(Var a, Var b) { return mul(a, b); }
@@ -40,5 +58,7 @@ inline Var operator*(Var a, double c) { return mul_scalar(a, c); }
 inline Var operator*(double c, Var a) { return mul_scalar(a, c); }
 inline Var operator/(Var a, double c) { return mul_scalar(a, 1.0 / c); }
 inline Var operator/(double c, Var a) { return mul_scalar(pow_scalar(a, -1.0), c); }  // c * a^-1
+// c / a's name and formulas (composed: no node carries it).
+const OpDef& scalar_div_def();
 
 }  // namespace ag

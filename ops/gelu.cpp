@@ -13,7 +13,13 @@ const double kScale = std::sqrt(2.0 / M_PI);  // sqrt(2/pi)
 
 // ---- composed: the tape derives the backward ----------------------------------
 
-// y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+// Composed: no node carries its name; forward mode runs through its ops' rules.
+const OpDef& gelu_def() {
+  static const OpDef def{"gelu", 1, "y = 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3)))",
+                         "derived by the tape from pow_scalar, mul_scalar, add, tanh, add_scalar, mul",
+                         "derived by the tape from its ops' rules", {}};
+  return def;
+}
 Var gelu(Var x) {
   Var inner = kScale * (x + kCubic * pow_scalar(x, 3.0));
   return 0.5 * x * (1.0 + tanh(inner));
@@ -29,15 +35,36 @@ namespace {
 double exp_minus_2u(double x) { return std::exp(-2.0 * kScale * (x + kCubic * x * x * x)); }
 }  // namespace
 
-// y = 0.5 x (1 + tanh(u)) = x s, s = 1 / (1 + exp(-2u)); saves x only.
+// The tangent is the backward's slope times da, term by term, written with ag
+// ops in the tanh form (so it is differentiable in turn).
+namespace {
+Var gelu_tangent(const JvpArgs& j) {
+  const Var a = j.x[0];
+  const Var t = tanh(kScale * (a + kCubic * pow_scalar(a, 3.0)));
+  const Var du = kScale * (1.0 + (3.0 * kCubic) * square(a));  // du/da
+  const Var slope = 0.5 * (1.0 + t)                             // term 1: through the factor a
+                    + 0.5 * a * (1.0 - square(t)) * du;         // term 2: through tanh(u)
+  return slope * j.dx[0];
+}
+}  // namespace
+
+const OpDef& gelu_fused_def() {
+  static const OpDef def{"gelu_fused", 1, "y = 0.5 a (1 + t), t = tanh(sqrt(2/pi) (a + 0.044715 a^3)) (one node)",
+                         "da = dy (0.5 (1 + t) + 0.5 a (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 a^2)), saving only a",
+                         "dy = (0.5 (1 + t) + 0.5 a (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 a^2)) da", gelu_tangent};
+  return def;
+}
+
+// y = x s, s = 1 / (1 + exp(-2u)) = 0.5 (1 + tanh u); saves x only.
 Var gelu_fused(Var x) {
-  Tape& t = tape_of("gelu_fused", x);
+  const OpDef& def = gelu_fused_def();
+  Tape& t = tape_of(def.name, x);
   arma::mat y(arma::size(x.value()));
   const double* xs = x.value().memptr();
   double* ys = y.memptr();
   for (arma::uword k = 0; k < y.n_elem; ++k) ys[k] = xs[k] / (1.0 + exp_minus_2u(xs[k]));
   return t.record(
-      "gelu_fused", {x}, std::move(y),
+      def, {x}, std::move(y),
       [](Tape& t, const Node& n) {
         if (!t.node(n.inputs[0]).requires_grad) return;
         const arma::mat& x = t.value(n.inputs[0]);

@@ -24,4 +24,8 @@ namespace ag {
 Var gelu(Var x);
 Var gelu_fused(Var x);
 
+// What each is (autograd/tape.h's OpDef), defined beside it in gelu.cpp.
+const OpDef& gelu_def();
+const OpDef& gelu_fused_def();
+
 }  // namespace ag

@@ -10,6 +10,9 @@
 
 namespace ag {
 
+// Which way a block is cut or parts are joined: rows (vcat, rows) or columns (hcat, cols).
+enum class Axis { Rows, Cols };
+
 // out.row(i) = table.row(indices(i)); dtable.row(indices(i)) += dout.row(i), so a
 // repeated index accumulates. An index >= table.rows() throws, naming it.
 Var embedding(Var table, const arma::uvec& indices);
@@ -32,5 +35,16 @@ arma::umat causal_mask(arma::uword T);
 // Inverted dropout: each element kept with probability 1 - p and scaled by
 // 1 / (1 - p), drawn from rng; returns x itself when !training or p == 0.
 Var dropout(Var x, double p, Rng& rng, bool training);
+
+// What each op is (autograd/tape.h's OpDef), defined beside it in indexing.cpp.
+// embedding, masked_fill and dropout have no rule in their def: each node
+// carries its own, holding the indices, mask or keep-mask its backward holds.
+const OpDef& embedding_def();
+const OpDef& rows_def();
+const OpDef& cols_def();
+const OpDef& hcat_def();
+const OpDef& vcat_def();
+const OpDef& masked_fill_def();
+const OpDef& dropout_def();
 
 }  // namespace ag

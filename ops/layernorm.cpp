@@ -76,9 +76,18 @@ NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim, Ce
 
 // ---- LayerNorm, composed: the tape derives the backward ---------------------
 
-// y = (x - mean) / sqrt(var + eps) * gamma + beta, each row; var biased (divide by D).
+// Composed: no node carries these names; forward mode runs through their ops' rules.
+const OpDef& layernorm_composed_def() {
+  static const OpDef def{"layernorm_composed", 3, "y = (x - mean) / sqrt(var + eps) * g + b, per row",
+                         "derived by the tape from the primitives it records (mean, var, sub, add_scalar, sqrt, div, "
+                         "mul, add)",
+                         "derived by the tape from its ops' rules", {}};
+  return def;
+}
+
+// Each row; var biased (divide by D).
 NormSteps layernorm_composed_steps(Var x, Var gamma, Var beta, double eps, Centring centring) {
-  check_norm_args("layernorm_composed", x, gamma, &beta, eps, 1, 2);
+  check_norm_args(layernorm_composed_def().name, x, gamma, &beta, eps, 1, 2);
   return normalise_composed(x, gamma, beta, eps, -1, centring);
 }
 
@@ -89,18 +98,41 @@ Var layernorm_composed(Var x, Var gamma, Var beta, double eps, Centring centring
 // ---- LayerNorm, fused: one node, handwritten backward -----------------------
 // The kernels (forward, and llm.c's backward term by term) are in ops/norm_kernels.cpp.
 
-// y = (x - mean) * rstd * gamma + beta, rstd = 1 / sqrt(var + eps); saves mean and rstd
-// (its backward reads x and gamma from its inputs' values on the tape).
+namespace {
+// The tangent, term by term like the backward, with ag ops so it is
+// differentiable in turn: rstd and norm (x-hat) recomputed from x, not saved.
+Var layernorm_tangent(const JvpArgs& j) {
+  const Var x = j.x[0], gamma = j.x[1], dx = j.dx[0];
+  const Var rstd = pow_scalar(var(x, 1) + attribute(j.node, "eps"), -0.5);
+  const Var norm = (x - mean(x, 1)) * rstd;
+  const Var dnorm = rstd * (dx - mean(dx, 1) - norm * mean(norm * dx, 1));  // through the normalisation
+  return gamma * dnorm      // through x
+         + j.dx[1] * norm   // through gamma
+         + j.dx[2];         // through beta
+}
+}  // namespace
+
+const OpDef& layernorm_fused_def() {
+  static const OpDef def{"layernorm_fused", 3, "y = (x - mean) * rstd * g + b, per row (one node)",
+                         "dx = rstd (dnorm - mean(dnorm) - norm mean(dnorm norm)), dnorm = dy g; dg = sum dy norm; "
+                         "db = sum dy",
+                         "dy = g rstd (dx - mean(dx) - norm mean(norm dx)) + dg norm + db", layernorm_tangent};
+  return def;
+}
+
+// rstd = 1 / sqrt(var + eps); saves mean and rstd (its backward reads x and
+// gamma from its inputs' values on the tape).
 Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
-  Tape& t = tape_of("layernorm_fused", x, gamma);
-  tape_of("layernorm_fused", x, beta);
-  check_norm_args("layernorm_fused", x, gamma, &beta, eps, 1, 2);
+  const OpDef& def = layernorm_fused_def();
+  Tape& t = tape_of(def.name, x, gamma);
+  tape_of(def.name, x, beta);
+  check_norm_args(def.name, x, gamma, &beta, eps, 1, 2);
   arma::vec mean, rstd;
   arma::mat y;
   kernels::layernorm_forward(x.value(), gamma.value(), beta.value(), eps, mean, rstd, y);
   const std::size_t bytes = (mean.n_elem + rstd.n_elem) * sizeof(double);
   Var out = t.record(
-      "layernorm_fused", {x, gamma, beta}, std::move(y),
+      def, {x, gamma, beta}, std::move(y),
       [mean = std::move(mean), rstd = std::move(rstd)](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
         const arma::uword D = x.n_cols;
@@ -118,9 +150,16 @@ Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
 
 // ---- RMSNorm, composed ------------------------------------------------------
 
-// y = x / sqrt(mean(x^2) + eps) * gamma, each row: no centring, no beta.
+const OpDef& rmsnorm_composed_def() {
+  static const OpDef def{"rmsnorm_composed", 2, "y = x / sqrt(mean(x^2) + eps) * g, per row",
+                         "derived by the tape from square, mean, add_scalar, sqrt, div, mul",
+                         "derived by the tape from its ops' rules", {}};
+  return def;
+}
+
+// Each row: no centring, no beta.
 NormSteps rmsnorm_composed_steps(Var x, Var gamma, double eps) {
-  check_norm_args("rmsnorm_composed", x, gamma, nullptr, eps, 1, 1);
+  check_norm_args(rmsnorm_composed_def().name, x, gamma, nullptr, eps, 1, 1);
   NormSteps s;
   Var squares = square(x);
   Var mean_square = mean(squares, -1);    // N x 1
@@ -141,16 +180,36 @@ Var rmsnorm_composed(Var x, Var gamma, double eps) { return rmsnorm_composed_ste
 
 // ---- RMSNorm, fused ---------------------------------------------------------
 
-// y = x * rstd * gamma, rstd = 1 / sqrt(mean(x^2) + eps); saves rstd only.
+namespace {
+// As LayerNorm's, without the centring and beta.
+Var rmsnorm_tangent(const JvpArgs& j) {
+  const Var x = j.x[0], gamma = j.x[1], dx = j.dx[0];
+  const Var rstd = pow_scalar(mean(square(x), 1) + attribute(j.node, "eps"), -0.5);
+  const Var norm = x * rstd;
+  const Var dnorm = rstd * (dx - norm * mean(norm * dx, 1));  // through the normalisation
+  return gamma * dnorm      // through x
+         + j.dx[1] * norm;  // through gamma
+}
+}  // namespace
+
+const OpDef& rmsnorm_fused_def() {
+  static const OpDef def{"rmsnorm_fused", 2, "y = x * rstd * g, per row (one node)",
+                         "dx = rstd (dnorm - norm mean(dnorm norm)), dnorm = dy g; dg = sum dy norm",
+                         "dy = g rstd (dx - norm mean(norm dx)) + dg norm", rmsnorm_tangent};
+  return def;
+}
+
+// rstd = 1 / sqrt(mean(x^2) + eps); saves rstd only.
 Var rmsnorm_fused(Var x, Var gamma, double eps) {
-  Tape& t = tape_of("rmsnorm_fused", x, gamma);
-  check_norm_args("rmsnorm_fused", x, gamma, nullptr, eps, 1, 1);
+  const OpDef& def = rmsnorm_fused_def();
+  Tape& t = tape_of(def.name, x, gamma);
+  check_norm_args(def.name, x, gamma, nullptr, eps, 1, 1);
   arma::vec rstd;
   arma::mat y;
   kernels::rmsnorm_forward(x.value(), gamma.value(), eps, rstd, y);
   const std::size_t bytes = rstd.n_elem * sizeof(double);
   Var out = t.record(
-      "rmsnorm_fused", {x, gamma}, std::move(y),
+      def, {x, gamma}, std::move(y),
       [rstd = std::move(rstd)](Tape& t, const Node& n) {
         const arma::mat& x = t.value(n.inputs[0]);
         kernels::NormGrads g{arma::mat(), arma::mat(1, x.n_cols, arma::fill::zeros), arma::mat()};
@@ -166,9 +225,17 @@ Var rmsnorm_fused(Var x, Var gamma, double eps) {
 
 // ---- BatchNorm (training mode), composed --------------------------------------
 
-// y = (x - mean) / sqrt(var + eps) * gamma + beta, each COLUMN: statistics over the batch.
+const OpDef& batchnorm_composed_def() {
+  static const OpDef def{"batchnorm_composed", 3,
+                         "y = (x - mean) / sqrt(var + eps) * g + b, per column (training mode)",
+                         "derived by the tape from the same primitives along dim 0",
+                         "derived by the tape from its ops' rules", {}};
+  return def;
+}
+
+// Each COLUMN: statistics over the batch.
 Var batchnorm_composed(Var x, Var gamma, Var beta, double eps, Centring centring) {
-  check_norm_args("batchnorm_composed", x, gamma, &beta, eps, 0, 2);
+  check_norm_args(batchnorm_composed_def().name, x, gamma, &beta, eps, 0, 2);
   return normalise_composed(x, gamma, beta, eps, 0, centring).y;
 }
 

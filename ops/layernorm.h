@@ -53,6 +53,15 @@ Var rmsnorm_fused(Var x, Var gamma, double eps = 1e-5);
 // Training-mode BatchNorm: the same normalisation down each column (over the batch).
 Var batchnorm_composed(Var x, Var gamma, Var beta, double eps = 1e-5, Centring centring = Centring::Plain);
 
+// What each is (autograd/tape.h's OpDef), defined beside it in layernorm.cpp.
+// The fused ones carry handwritten forward-mode rules, term by term like their
+// backwards; the composed ones record only primitives and have no rule of their own.
+const OpDef& layernorm_composed_def();
+const OpDef& layernorm_fused_def();
+const OpDef& rmsnorm_composed_def();
+const OpDef& rmsnorm_fused_def();
+const OpDef& batchnorm_composed_def();
+
 // The composed versions step by step, for display (`autograd layernorm`):
 // one named Var per recorded node, in the order they were recorded,
 // e.g. {"mean", N x 1}, {"variance", N x 1}, {"x - mean", N x D}, ... and

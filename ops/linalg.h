@@ -8,4 +8,8 @@ namespace ag {
 Var matmul(Var a, Var b);  // (N x K) @ (K x M) -> N x M
 Var transpose(Var a);      // (N x D) -> D x N
 
+// What each op is (autograd/tape.h's OpDef), defined beside it in linalg.cpp.
+const OpDef& matmul_def();
+const OpDef& transpose_def();
+
 }  // namespace ag

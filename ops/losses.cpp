@@ -22,10 +22,17 @@ void check_not_empty(const char* loss, Var pred, const char* what) {
 }
 }  // namespace
 
+// The losses record no node of their own: forward mode runs through their ops' rules.
+const OpDef& mse_def() {
+  static const OpDef def{"mse", 1, "y = mean((a - t)^2), t a fixed target", "derived by the tape: da = 2 (a - t) / n",
+                         "derived by the tape from its ops' rules", {}};
+  return def;
+}
 Var mse(Var pred, const arma::mat& target) {
-  Tape& tape = tape_of("mse", pred);
-  check_rows("mse", pred, target.n_rows, target.n_cols, "targets");
-  check_not_empty("mse", pred, "prediction");
+  const char* name = mse_def().name;
+  Tape& tape = tape_of(name, pred);
+  check_rows(name, pred, target.n_rows, target.n_cols, "targets");
+  check_not_empty(name, pred, "prediction");
   return mean(square(pred - tape.constant(target, "target")));
 }
 
@@ -41,26 +48,39 @@ arma::mat one_hot(const arma::uvec& labels, arma::uword classes) {
   return m;
 }
 
+const OpDef& softmax_cross_entropy_def() {
+  static const OpDef def{"softmax_cross_entropy", 1, "y = mean_i (logsumexp(a_i) - a_i[label_i])",
+                         "derived by the tape: da = (softmax(a) - onehot(label)) / N",
+                         "derived by the tape from its ops' rules", {}};
+  return def;
+}
 Var softmax_cross_entropy(Var logits, const arma::uvec& labels) {
-  Tape& tape = tape_of("softmax_cross_entropy", logits);
+  const std::string name = softmax_cross_entropy_def().name;
+  Tape& tape = tape_of(name.c_str(), logits);
   if (labels.n_elem != logits.rows()) {
-    throw Error("softmax_cross_entropy: the logits are " + logits.shape() + " but there are " +
+    throw Error(name + ": the logits are " + logits.shape() + " but there are " +
                 std::to_string(labels.n_elem) + " labels; expected one label per row");
   }
   if (logits.cols() == 0 && logits.rows() > 0) {
-    throw Error("softmax_cross_entropy: the logits are " + logits.shape() + ": 0 classes to choose from");
+    throw Error(name + ": the logits are " + logits.shape() + ": 0 classes to choose from");
   }
-  check_not_empty("softmax_cross_entropy", logits, "logits");
+  check_not_empty(name.c_str(), logits, "logits");
   // z_i[y_i] = sum_j z_ij * onehot_ij: picks each row's target logit.
   Var target = tape.constant(one_hot(labels, logits.cols()), "one_hot");
   Var picked = sum(logits * target, 1);
   return mean(logsumexp(logits, 1) - picked);
 }
 
+const OpDef& bce_with_logits_def() {
+  static const OpDef def{"bce_with_logits", 1, "y = mean(softplus(a) - t a), t a fixed target",
+                         "derived by the tape: da = (sigmoid(a) - t) / n", "derived by the tape from its ops' rules", {}};
+  return def;
+}
 Var bce_with_logits(Var logits, const arma::mat& targets) {
-  Tape& tape = tape_of("bce_with_logits", logits);
-  check_rows("bce_with_logits", logits, targets.n_rows, targets.n_cols, "targets");
-  check_not_empty("bce_with_logits", logits, "logits");
+  const char* name = bce_with_logits_def().name;
+  Tape& tape = tape_of(name, logits);
+  check_rows(name, logits, targets.n_rows, targets.n_cols, "targets");
+  check_not_empty(name, logits, "logits");
   // max(z, 0) = z * [z >= 0] and |z| = z * sign(z), with the masks taken from
   // the values as constants. Counting z = 0 as positive makes the derivative
   // there sigmoid(0) - t = 0.5 - t, the true one.

@@ -21,6 +21,12 @@ Var softmax_cross_entropy(Var logits, const arma::uvec& labels);
 // with softplus(z) = max(z, 0) + log(1 + exp(-|z|)), which never overflows.
 Var bce_with_logits(Var logits, const arma::mat& targets);
 
+// What each loss is (name and formulas; autograd/tape.h's OpDef), defined
+// beside it in losses.cpp. Composed: no node carries these names.
+const OpDef& mse_def();
+const OpDef& softmax_cross_entropy_def();
+const OpDef& bce_with_logits_def();
+
 // Fraction of rows whose largest logit is at the label's index.
 double accuracy(const arma::mat& logits, const arma::uvec& labels);
 

@@ -24,6 +24,17 @@ Var max(Var a, int dim);
 // log(sum(exp(a))) along dim, computed as m + log(sum(exp(a - m))) so it never overflows.
 Var logsumexp(Var a, int dim);
 
+// What each reduction is (autograd/tape.h's OpDef), defined beside it in
+// reduce.cpp; along a dim there is one def per dim (its node's name says it:
+// "sum(dim=1)"), and a dim other than 0, 1, -1, -2 throws.
+const OpDef& sum_def();
+const OpDef& mean_def();
+const OpDef& sum_def(int dim);
+const OpDef& mean_def(int dim);
+const OpDef& var_def(int dim, bool unbiased = false);
+const OpDef& max_def(int dim);
+const OpDef& logsumexp_def(int dim);
+
 // 0 or 1 for a valid dim (accepts -1 and -2); throws naming `op` otherwise.
 int normalize_dim(const char* op, int dim);
 

@@ -10,11 +10,9 @@ namespace ag {
 
 namespace {
 
-// "softmax(dim=1)": the name the fused op records, and the one its errors give.
-std::string along_name(const char* op, int d) { return std::string(op) + (d == 0 ? "(dim=0)" : "(dim=1)"); }
-
 arma::uword count_along(const arma::mat& x, int d) { return d == 0 ? x.n_rows : x.n_cols; }
 Shape shape_of(const arma::mat& x) { return {x.n_rows, x.n_cols}; }
+using J = const JvpArgs&;
 
 // x - logsumexp(x) along d, shifted by the max so exp never overflows. A row
 // whose entries are all -inf has no max to shift by: -inf - -inf is NaN, as in
@@ -30,32 +28,62 @@ arma::mat log_normalised(const arma::mat& x, int d) {
 }  // namespace
 
 // ---- composed: the tape derives the gradient ----------------------------------
+// Composed: no node carries these names; forward mode runs through their ops' rules.
 
-// softmax(x) = exp(x - logsumexp(x))
+const OpDef& softmax_composed_def(int dim) {
+  static const OpDef defs[2] = {
+      {"softmax_composed(dim=0)", 1, "y = exp(a - logsumexp(a)), down each column",
+       "derived by the tape from logsumexp, sub, exp", "derived by the tape from its ops' rules", {}},
+      {"softmax_composed(dim=1)", 1, "y = exp(a - logsumexp(a)), across each row",
+       "derived by the tape from logsumexp, sub, exp", "derived by the tape from its ops' rules", {}}};
+  return defs[normalize_dim("softmax_composed", dim)];
+}
 Var softmax_composed(Var x, int dim) {
-  tape_of("softmax_composed", x);
-  const int d = normalize_dim("softmax_composed", dim);
+  const OpDef& def = softmax_composed_def(dim);
+  tape_of(def.name, x);
+  const int d = normalize_dim(def.name, dim);
   // logsumexp refuses to reduce nothing; rows of no entries have an empty softmax, which exp(x) is.
   if (count_along(x.value(), d) == 0) return exp(x);
   return exp(x - logsumexp(x, d));
 }
 
-// log_softmax(x) = x - logsumexp(x)
+const OpDef& log_softmax_composed_def(int dim) {
+  static const OpDef defs[2] = {
+      {"log_softmax_composed(dim=0)", 1, "y = a - logsumexp(a), down each column",
+       "derived by the tape from logsumexp, sub", "derived by the tape from its ops' rules", {}},
+      {"log_softmax_composed(dim=1)", 1, "y = a - logsumexp(a), across each row",
+       "derived by the tape from logsumexp, sub", "derived by the tape from its ops' rules", {}}};
+  return defs[normalize_dim("log_softmax_composed", dim)];
+}
 Var log_softmax_composed(Var x, int dim) {
-  tape_of("log_softmax_composed", x);
-  const int d = normalize_dim("log_softmax_composed", dim);
+  const OpDef& def = log_softmax_composed_def(dim);
+  tape_of(def.name, x);
+  const int d = normalize_dim(def.name, dim);
   if (count_along(x.value(), d) == 0) return x;  // empty, as above
   return x - logsumexp(x, d);
 }
 
 // ---- fused: one node, saving only its output ------------------------------------
+// Its tangent, like its backward, reads y only: dy = y (dx - sum(y dx)).
 
-// y = exp(x - max) / sum(exp(x - max));  dx = y * (dy - sum(dy * y))
+namespace {
+JvpFn softmax_rule(int d) { return [d](J j) { return j.y * (j.dx[0] - sum(j.y * j.dx[0], d)); }; }
+}  // namespace
+
+const OpDef& softmax_def(int dim) {
+  static const OpDef defs[2] = {
+      {"softmax(dim=0)", 1, "y_ij = exp(a_ij - logsumexp_i a_ij), down each column (one node)",
+       "da = y (dy - sum_i dy y), saving only y", "dy = y (da - sum_i y da)", softmax_rule(0)},
+      {"softmax(dim=1)", 1, "y_ij = exp(a_ij - logsumexp_j a_ij), across each row (one node)",
+       "da = y (dy - sum_j dy y), saving only y", "dy = y (da - sum_j y da)", softmax_rule(1)}};
+  return defs[normalize_dim("softmax", dim)];
+}
 Var softmax(Var x, int dim) {
-  Tape& t = tape_of("softmax", x);
-  const int d = normalize_dim("softmax", dim);
+  const OpDef& def = softmax_def(dim);
+  Tape& t = tape_of(def.name, x);
+  const int d = normalize_dim(def.name, dim);
   return t.record(
-      along_name("softmax", d), {x}, arma::exp(log_normalised(x.value(), d)),
+      def, {x}, arma::exp(log_normalised(x.value(), d)),
       [d](Tape& t, const Node& n) {
         const arma::mat& y = n.value;
         const Shape s = shape_of(y);
@@ -65,12 +93,25 @@ Var softmax(Var x, int dim) {
       Saved{{}, true});
 }
 
-// y = x - logsumexp(x);  dx = dy - exp(y) * sum(dy)
+namespace {
+// dy = dx - sum(softmax dx), softmax = exp(y).
+JvpFn log_softmax_rule(int d) { return [d](J j) { return j.dx[0] - sum(exp(j.y) * j.dx[0], d); }; }
+}  // namespace
+
+const OpDef& log_softmax_def(int dim) {
+  static const OpDef defs[2] = {
+      {"log_softmax(dim=0)", 1, "y_ij = a_ij - logsumexp_i a_ij (one node)", "da = dy - exp(y) sum_i dy, saving only y",
+       "dy = da - sum_i exp(y) da", log_softmax_rule(0)},
+      {"log_softmax(dim=1)", 1, "y_ij = a_ij - logsumexp_j a_ij (one node)", "da = dy - exp(y) sum_j dy, saving only y",
+       "dy = da - sum_j exp(y) da", log_softmax_rule(1)}};
+  return defs[normalize_dim("log_softmax", dim)];
+}
 Var log_softmax(Var x, int dim) {
-  Tape& t = tape_of("log_softmax", x);
-  const int d = normalize_dim("log_softmax", dim);
+  const OpDef& def = log_softmax_def(dim);
+  Tape& t = tape_of(def.name, x);
+  const int d = normalize_dim(def.name, dim);
   return t.record(
-      along_name("log_softmax", d), {x}, log_normalised(x.value(), d),
+      def, {x}, log_normalised(x.value(), d),
       [d](Tape& t, const Node& n) {
         const Shape s = shape_of(n.value);
         const arma::mat softmax = arma::exp(n.value);

@@ -24,4 +24,10 @@ Var softmax(Var x, int dim);
 // One node; saves y. dx = dy - exp(y) * sum(dy).
 Var log_softmax(Var x, int dim);
 
+// What each is (autograd/tape.h's OpDef), one per dim, defined beside it in softmax.cpp.
+const OpDef& softmax_composed_def(int dim);
+const OpDef& log_softmax_composed_def(int dim);
+const OpDef& softmax_def(int dim);
+const OpDef& log_softmax_def(int dim);
+
 }  // namespace ag

@@ -94,6 +94,17 @@ BOOST_AUTO_TEST_CASE(every_name_a_node_records_has_a_row) {
   }
 }
 
+// The row's def is the one its op records: the table reads the op's name and
+// formulas from ops/ and writes none of them.
+BOOST_AUTO_TEST_CASE(each_row_reads_the_def_its_op_records) {
+  Rng rng(5);
+  for (const OpRow& row : op_table()) {
+    Tape tape;
+    const Var y = record(tape, row, make_inputs(row, row.cases.front(), rng));
+    BOOST_TEST(tape.node(y.id).def == row.def, row.name << " records '" << tape.node(y.id).op << "'");
+  }
+}
+
 // Names are unique; each case has a shape per input that the row's shape rule
 // allows; what a domain draws, the same domain accepts.
 BOOST_AUTO_TEST_CASE(rows_are_well_formed) {
@@ -102,8 +113,12 @@ BOOST_AUTO_TEST_CASE(rows_are_well_formed) {
   for (const OpRow* row : all_rows()) {
     BOOST_TEST(unique.insert(row->name).second, "two rows are named " << row->name);
     BOOST_TEST(!row->cases.empty(), row->name << " has no gradcheck case");
-    BOOST_TEST(!row->forward.empty());
-    BOOST_TEST(!row->backward.empty());
+    BOOST_REQUIRE_MESSAGE(row->def != nullptr, row->name << " has no OpDef");
+    BOOST_TEST(row->name == row->def->name);
+    BOOST_TEST(std::string(row->def->forward).size() > 0);
+    BOOST_TEST(std::string(row->def->backward).size() > 0);
+    BOOST_TEST(std::string(row->def->tangent).size() > 0);
+    BOOST_TEST((row->def->arity < 0 || std::size_t(row->def->arity) == row->inputs.size()), row->name);
     for (const GradcheckCase& c : row->cases) {
       BOOST_TEST_REQUIRE(c.shapes.size() == row->inputs.size(), case_name(*row, c));
       const std::vector<arma::mat> inputs = make_inputs(*row, c, rng);

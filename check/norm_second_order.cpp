@@ -1,0 +1,62 @@
+#include "check/norm_second_order.h"
+
+#include <algorithm>
+
+#include "autograd/rng.h"
+#include "check/forward_check.h"
+#include "ops/functional.h"
+#include "ops/ops.h"
+
+namespace ag {
+
+namespace {
+
+// L = <dy, norm(x, gamma, beta)>, through one path.
+TapeFunction norm_loss(const NormInputs& in, bool fused) {
+  return [in, fused](Tape& tape, const std::vector<Var>& p) {
+    Var y = in.rms ? (fused ? rmsnorm_fused(p[0], p[1], in.eps) : rmsnorm_composed(p[0], p[1], in.eps))
+                   : (fused ? layernorm_fused(p[0], p[1], p[2], in.eps)
+                            : layernorm_composed(p[0], p[1], p[2], in.eps));
+    return sum(mul(y, tape.constant(in.dy, "dy")));
+  };
+}
+
+TapeFunction norm_output(const NormInputs& in) {
+  return [in](Tape&, const std::vector<Var>& p) {
+    return in.rms ? rmsnorm_fused(p[0], p[1], in.eps) : layernorm_fused(p[0], p[1], p[2], in.eps);
+  };
+}
+
+double rel(const arma::vec& a, const arma::vec& b) {
+  const double scale = std::max(arma::abs(a).max(), arma::abs(b).max());
+  return scale > 0 ? arma::abs(a - b).max() / scale : 0.0;
+}
+
+}  // namespace
+
+NormHvp compare_norm_hvp(const NormInputs& in, std::uint64_t seed) {
+  std::vector<arma::mat> p = {in.x, in.gamma};
+  if (!in.rms) p.push_back(in.beta);
+  Rng rng(seed);
+  std::vector<arma::mat> v;
+  for (const arma::mat& m : p) v.push_back(rng.uniform(m.n_rows, m.n_cols, -1.0, 1.0));
+  NormHvp r;
+  r.composed = flatten(hvp(norm_loss(in, false), p, v));
+  r.fused = flatten(hvp(norm_loss(in, true), p, v));
+  const double eps = 1e-5;
+  std::vector<arma::mat> plus = p, minus = p;
+  for (std::size_t k = 0; k < p.size(); ++k) {
+    plus[k] += eps * v[k];
+    minus[k] -= eps * v[k];
+  }
+  const arma::mat one(1, 1, arma::fill::ones);
+  r.numeric = (flatten(vjp(norm_loss(in, false), plus, one).cotangents) -
+               flatten(vjp(norm_loss(in, false), minus, one).cotangents)) / (2 * eps);
+  r.composed_fused_rel = rel(r.composed, r.fused);
+  r.composed_numeric_rel = rel(r.composed, r.numeric);
+  r.fused_numeric_rel = rel(r.fused, r.numeric);
+  r.transpose_rel = transpose_identity(norm_output(in), p, seed, 1.0).rel_error;
+  return r;
+}
+
+}  // namespace ag
