@@ -263,6 +263,7 @@ BOOST_AUTO_TEST_CASE(central_differences_fail_the_transpose_identity_on_dx_at_ev
     for (const kit::GradeRow& row : r.rows) {
       if (row.gradient == "dx" && row.check.find("transpose") != std::string::npos) {
         BOOST_TEST(row.points == 0, "h=" << h << " " << row.check);
+        if (h <= 1e-4 && h >= 1e-6) BOOST_TEST(row.result == "only approximate", "h=" << h << " " << row.check);
       }
     }
     double worst = 0;  // the largest transpose gap of the dx terms, over the cases

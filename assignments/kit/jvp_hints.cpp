@@ -123,7 +123,7 @@ std::vector<Variant> dx_statistics_variants(const DrawnCase& c, const Pieces& p)
 // The dgamma and dbeta terms: the wrong factor, or dropped.
 std::vector<Variant> parameter_variants(const DrawnCase& c, const Pieces& p) {
   const arma::mat &x = c.inputs[0], &gamma = c.inputs[1], &dgamma = c.tangents[1], &dbeta = c.tangents[2];
-  auto rows_times = [&x](arma::mat m, const arma::mat& row) {  // m (N x D), each row times `row`
+  auto rows_times = [](arma::mat m, const arma::mat& row) {  // m (N x D), each row times `row`
     m.each_row() %= row;
     return m;
   };
