@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(the_reference_solution_gets_full_marks_on_fresh_seeds) {
                           const arma::mat& db, double eps) {
     return layernorm_jvp_ref(x, g, arma::zeros(arma::size(g)), dx, dg, db, eps);  // beta moves no tangent
   };
-  for (unsigned seed : {1u, 77u, 4242u, 20261202u}) {
+  for (unsigned seed = 1; seed <= 200; ++seed) {  // `autograd grade` draws a fresh seed every run
     const kit::GradeReport r = kit::grade_in_process(exercise(), as_adapter(solution), seed);
     BOOST_TEST(r.percent() == 100, table(r));
     BOOST_TEST(r.max_score() == 16);  // 4 cases x (dx, dgamma) x (transpose, differences); dbeta is given
