@@ -99,6 +99,18 @@ std::vector<arma::mat> sent_of(const ExerciseSpec& s, const DrawnCase& c) {
   return sent;
 }
 
+// A JVP exercise's tangents and the transpose identity's u: the tangent sets go to the child,
+// one per input with only that input's tangent non-zero, so that each term is graded on its own.
+void add_tangents(DrawnCase& c, ag::Rng& rng) {
+  for (const arma::mat& in : c.inputs) c.tangents.push_back(rng.uniform(in.n_rows, in.n_cols, -1, 1));
+  for (int k = 0; k < 3; ++k) c.cotangents.push_back(rng.uniform(c.y.n_rows, c.y.n_cols, -1, 1));
+  for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+    for (std::size_t j = 0; j < c.inputs.size(); ++j) {
+      c.sent.push_back(j == k ? c.tangents[j] : arma::mat(arma::size(c.inputs[j]), arma::fill::zeros));
+    }
+  }
+}
+
 }  // namespace
 
 Exercise load_exercise(const std::string& assignments, const std::string& name) {
@@ -141,6 +153,7 @@ std::vector<DrawnCase> draw_cases(const Exercise& ex, unsigned seed) {
     // A random dL/dy: an all-ones dy would hide mistakes (LayerNorm's true dx is then 0).
     c.dy = rng.uniform(c.y.n_rows, c.y.n_cols, -2, 2);
     c.sent = sent_of(s, c);
+    if (s.kind == "jvp") add_tangents(c, rng);
     cases.push_back(c);
   }
   return cases;

@@ -37,6 +37,9 @@ struct DrawnCase {
   arma::mat y, dy;
   std::vector<arma::mat> sent;  // what the child gets, in the order of the spec's "sends"
   bool on_tape = false;
+  // kind = jvp: one random tangent per input, sent after "sends" as one set per input (that
+  // input's tangent, the others zero); and the random u of the transpose identity (y's shape).
+  std::vector<arma::mat> tangents, cotangents;
 };
 
 // The spec's cases, then (unless tape = no) the tape case, drawn from `seed`.

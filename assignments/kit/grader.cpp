@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iomanip>
 
+#include "assignments/kit/jvp_grader.h"
 #include "assignments/kit/norm_hints.h"
 #include "autograd/gradcheck.h"
 #include "ops/ops.h"
@@ -130,11 +131,17 @@ GradeReport score(const Exercise& ex, unsigned seed, const std::vector<DrawnCase
   report.exercise = ex.spec.name;
   report.title = ex.spec.title;
   report.seed = seed;
+  if (ex.spec.kind == "jvp") report.column = "tangent";
   report.failure = answers.error;
   if (!failure.empty()) report.failure += (report.failure.empty() ? "" : "; ") + failure;
   const std::string why = report.failure.empty() ? "your program stopped early" : report.failure;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Answer& a = i < answers.answers.size() ? answers.answers[i] : Answer{};
+    if (ex.spec.kind == "jvp") {
+      const std::vector<GradeRow> rows = jvp_rows(ex, cases[i], a, why);
+      report.rows.insert(report.rows.end(), rows.begin(), rows.end());
+      continue;
+    }
     if (cases[i].on_tape) {
       report.rows.push_back(tape_row(ex, cases[i], a, why));
       continue;
@@ -196,7 +203,7 @@ std::vector<std::string> GradeReport::hints() const {
 
 void GradeReport::print(std::ostream& os) const {
   os << "Grading: " << title << "   (statement: assignments/" << exercise << "/statement.md)\n\n";
-  os << std::left << "  " << std::setw(30) << "check" << std::setw(10) << "gradient" << std::setw(26) << "result"
+  os << std::left << "  " << std::setw(30) << "check" << std::setw(10) << column << std::setw(26) << "result"
      << "points\n";
   std::vector<std::string> printed;
   for (const GradeRow& r : rows) {

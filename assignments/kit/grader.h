@@ -19,7 +19,7 @@ namespace kit {
 
 struct GradeRow {
   std::string check;     // the case: "random 3x5", "on the tape (random 3x5)"
-  std::string gradient;  // "dx", or "all" on the tape
+  std::string gradient;  // "dx", or "all" on the tape (a JVP exercise: the tangent's input)
   int points = 0, max_points = 1;  // max_points 0: given by the stub, graded for the hint only
   ag::Diagnosis diagnosis;
   std::string result;    // the result column: the mistake's name, or the exercise's name for it
@@ -28,6 +28,7 @@ struct GradeRow {
 
 struct GradeReport {
   std::string exercise, title;
+  std::string column = "gradient";  // the second column's heading: "tangent" in a JVP exercise
   unsigned seed = 0;
   std::vector<GradeRow> rows;
   std::string failure;  // what happened to the student's program, when it did not answer everything

@@ -63,6 +63,10 @@ CaseSpec parse_case(const std::string& value, const std::string& where) {
 void set_field(ExerciseSpec& s, const std::string& key, const std::string& value, const std::string& where) {
   if (key == "title") s.title = value;
   else if (key == "forward") s.forward = value;
+  else if (key == "kind") {
+    if (value != "backward" && value != "jvp") throw ag::Error(where + ": expected kind = backward or jvp, got '" + value + "'");
+    s.kind = value;
+  }
   else if (key == "header") s.header = value;
   else if (key == "hints") s.hints = value;
   else if (key == "eps") s.eps = number(value, where);
@@ -76,7 +80,7 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
     s.inputs.push_back({w[0], w[1], w[2], number(w[3], where), number(w[4], where)});
   } else {
     throw ag::Error(where + ": unknown key '" + key +
-                    "' (expected title, forward, header, hints, eps, input, sends, given, case or tape)");
+                    "' (expected title, kind, forward, header, hints, eps, input, sends, given, case or tape)");
   }
 }
 
@@ -89,6 +93,10 @@ void check_complete(const ExerciseSpec& s, const std::string& file) {
     if (!input && w != "y" && w != "dy" && w != "eps") {
       throw ag::Error(file + ": sends '" + w + "', which is neither an input nor y, dy or eps");
     }
+  }
+  const bool sends_dy = std::find(s.sends.begin(), s.sends.end(), "dy") != s.sends.end();
+  if (s.kind == "jvp" && (s.tape || sends_dy)) {
+    throw ag::Error(file + ": a jvp exercise is sent tangents, not dy, and has no tape check: say tape = no");
   }
   for (const CaseSpec& c : s.cases) {
     for (const InputSpec& i : s.inputs) {

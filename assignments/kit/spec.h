@@ -30,6 +30,7 @@ struct ExerciseSpec {
   std::string name;    // the folder's name: "layernorm"
   std::string folder;  // where the spec was read from
   std::string title;   // "LayerNorm backward"
+  std::string kind = "backward";  // "backward", or "jvp": the student writes the tangent (kit/jvp_grader.h)
   std::string forward;  // a forward the kit knows (forwards.h) or an op-table row ("batchnorm_composed")
   std::string header;  // the public header the stub includes, in the folder (default NAME.h)
   std::string hints;   // "layernorm", "rmsnorm" or "" (kit/norm_hints.h)
