@@ -204,6 +204,17 @@ class AnomalyPause {
 };
 }  // namespace
 
+namespace {
+// masked_fill's rule: dy = da where not masked, 0 where masked (da times a constant 0/1).
+JvpFn unmasked_tangent(std::shared_ptr<const arma::uvec> masked) {
+  return [masked](J j) {
+    arma::mat keep(arma::size(j.dx[0].value()), arma::fill::ones);
+    keep.elem(*masked).zeros();
+    return j.dx[0] * j.tape.constant(keep, "not masked");
+  };
+}
+}  // namespace
+
 const OpDef& masked_fill_def() {
   static const OpDef def{"masked_fill", 1, "y = value where masked, a elsewhere",
                          "da = dy where not masked, 0 where masked", "dy = da where not masked, 0 where masked",
@@ -244,11 +255,7 @@ Var masked_fill(Var x, const arma::umat& mask, double value) {
   }
   AnomalyPause pause(t);
   Var out = record_function(t, def, std::move(f), {x}, std::move(y), masked->n_elem * sizeof(arma::uword),
-                            [masked](J j) {
-                              arma::mat keep(arma::size(j.dx[0].value()), arma::fill::ones);
-                              keep.elem(*masked).zeros();
-                              return j.dx[0] * j.tape.constant(keep, "not masked");
-                            });
+                            unmasked_tangent(masked));
   t.set_attribute(out, "value", value);
   return out;
 }

@@ -87,7 +87,7 @@ const OpDef& sum_def(int dim) {
        [](J j) { return sum(j.dx[0], 0); }},
       {"sum(dim=1)", 1, "y_i = sum_j a_ij  (Nx1)", "da_ij = dy_i", "dy_i = sum_j da_ij",
        [](J j) { return sum(j.dx[0], 1); }}};
-  return defs[normalize_dim("sum", dim)];
+  return defs[normalize_dim(sum_def().name, dim)];
 }
 Var sum(Var a, int dim) {
   const OpDef& def = sum_def(dim);
@@ -103,7 +103,7 @@ const OpDef& mean_def(int dim) {
        [](J j) { return mean(j.dx[0], 0); }},
       {"mean(dim=1)", 1, "y_i = mean_j a_ij", "da_ij = dy_i / D", "dy_i = mean_j da_ij",
        [](J j) { return mean(j.dx[0], 1); }}};
-  return defs[normalize_dim("mean", dim)];
+  return defs[normalize_dim(mean_def().name, dim)];
 }
 Var mean(Var a, int dim) {
   const OpDef& def = mean_def(dim);
