@@ -14,7 +14,8 @@
 #include "nn/gpt.h"
 #include "nn/mlp.h"
 #include "ops/losses.h"
-#include "train/lm_trainer.h"
+#include "train/config.h"
+#include "train/text_task.h"
 
 namespace bench {
 
@@ -79,7 +80,7 @@ Problem digits_problem() {
 }
 
 Problem gpt_problem() {
-  ag::LmConfig config;
+  const ag::RunConfig config = ag::gpt_config();
   const ag::TextData words = ag::load_words();
   const std::vector<ag::TokenLine> lines(words.lines.begin(), words.lines.begin() + 32);
   const std::vector<ag::Sequence> sequences = ag::make_sequences(lines, config.context);

@@ -18,7 +18,7 @@ namespace {
 
 // Validation loss and accuracy of every run, side by side, one row per evaluation.
 // (A language model has no accuracy column: its loss alone.)
-void print_table(const std::vector<ag::Curve>& curves, ag::Axis axis) {
+void print_table(const std::vector<ag::Curve>& curves, ag::TimeAxis axis) {
   const bool accuracy = !std::isnan(curves[0].history[0].val_accuracy);
   std::printf("%-6s", ag::axis_name(axis));
   for (const ag::Curve& c : curves) std::printf(accuracy ? "  %22s" : "  %14s", (c.label + (accuracy ? " val loss / acc" : " val loss")).c_str());
@@ -60,7 +60,7 @@ Varied varied_option(const po::variables_map& vm, TrainOptions& values) {
 }
 
 // Composed vs fused: prints the largest differences; false when a loss curve differs by more than tolerance.
-bool within_tolerance(const std::vector<ag::Curve>& curves, double tolerance, ag::Axis axis) {
+bool within_tolerance(const std::vector<ag::Curve>& curves, double tolerance, ag::TimeAxis axis) {
   bool within = true;
   for (std::size_t i = 1; i < curves.size(); ++i) {
     const ag::CurveDifference d = ag::curve_difference(curves[0].history, curves[i].history, axis);
@@ -121,11 +121,11 @@ int cmd_compare(const std::vector<std::string>& args) {
   std::vector<TrainRun> runs = make_runs(values, varied);
   RunFolder out(values.out, {"metrics.csv", "curves.png"});
   if (runs[0].text) std::printf("bigram baseline: val loss %.4f\n", runs[0].text->data.bigram_val_loss);
-  const ag::Axis axis = ag::axis_of(runs[0].config);
+  const ag::TimeAxis axis = ag::axis_of(runs[0].config);
   std::vector<ag::Curve> curves;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::vector<ag::Metrics> history = ag::train(runs[i].config, runs[i].task());
-    const long long last = axis == ag::Axis::Step ? history.back().step : runs[i].config.epochs;
+    const long long last = axis == ag::TimeAxis::Step ? history.back().step : runs[i].config.epochs;
     std::cout << varied.values[i] << ": " << ag::metrics_line(history.back(), axis, last) << std::endl;
     curves.push_back({varied.values[i], history});
   }

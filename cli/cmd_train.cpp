@@ -87,7 +87,7 @@ int cmd_train(const std::vector<std::string>& args) {
   RunFolder out(values.out, {"metrics.csv", "model.ckpt", "curves.png"});
   if (run.text) print_text_data(config, run.text->data);
 
-  const ag::Axis axis = ag::axis_of(config);
+  const ag::TimeAxis axis = ag::axis_of(config);
   ag::Progress progress(std::cout, ag::Progress::stdout_is_terminal(), axis, last_x(run));
   ag::TrainCallbacks callbacks = progress.callbacks();
   callbacks.on_checkpoint = [&](ag::TrainingTask& task, const ag::Metrics&) {

@@ -38,7 +38,7 @@ long long last_x(const TrainRun& run) {
 
 ag::PlotStyle plot_style(const TrainRun& run) {
   if (run.table) return {};
-  return {ag::Axis::Step, false, run.text->data.bigram_val_loss, "bigram baseline"};
+  return {ag::TimeAxis::Step, false, run.text->data.bigram_val_loss, "bigram baseline"};
 }
 
 }  // namespace cli

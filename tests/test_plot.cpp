@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(a_quote_in_the_title_is_drawn_not_run) {
 BOOST_AUTO_TEST_CASE(a_hostile_reference_label_is_drawn_not_run) {
   Scratch s;
   ::setenv("AUTOGRAD_TEST_PWNED", (s.dir / "PWNED").c_str(), 1);
-  const ag::PlotStyle style{ag::Axis::Step, false, 0.9, "it's ' ; system(\"touch $AUTOGRAD_TEST_PWNED\") ; '\nsystem('touch x')"};
+  const ag::PlotStyle style{ag::TimeAxis::Step, false, 0.9, "it's ' ; system(\"touch $AUTOGRAD_TEST_PWNED\") ; '\nsystem('touch x')"};
   const ag::PlotResult r = ag::plot_curves((s.dir / "curves.png").string(), two_epochs(), "t", style);
   BOOST_TEST(r.written, r.message);
   BOOST_TEST(!fs::exists(s.dir / "PWNED"));
@@ -107,9 +107,9 @@ BOOST_AUTO_TEST_CASE(the_reference_line_and_the_linear_axis_change_the_picture) 
     return slurp(s.dir / name);
   };
   const std::string plain = draw("plain.png", {});
-  const std::string linear = draw("linear.png", {ag::Axis::Epoch, false, 0, ""});
-  const std::string line = draw("line.png", {ag::Axis::Epoch, false, 0.9, "bigram baseline"});
-  const std::string inf = draw("inf.png", {ag::Axis::Epoch, false, std::numeric_limits<double>::infinity(), "bigram baseline"});
+  const std::string linear = draw("linear.png", {ag::TimeAxis::Epoch, false, 0, ""});
+  const std::string line = draw("line.png", {ag::TimeAxis::Epoch, false, 0.9, "bigram baseline"});
+  const std::string inf = draw("inf.png", {ag::TimeAxis::Epoch, false, std::numeric_limits<double>::infinity(), "bigram baseline"});
   BOOST_TEST((plain != linear));
   BOOST_TEST((linear != line));
   BOOST_TEST((inf == linear));

@@ -124,13 +124,13 @@ BOOST_AUTO_TEST_CASE(metrics_csv_has_a_header_and_a_row_per_evaluation) {
              "epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds\n"
              "1,0.5,0.25,0.75,0.80000000000000004,0.10000000000000001\n"
              "2,0.125,0.20000000000000001,0.90000000000000002,0.84999999999999998,0.20000000000000001\n");
-  BOOST_TEST(ag::metrics_csv(h, ag::Axis::Step) ==
+  BOOST_TEST(ag::metrics_csv(h, ag::TimeAxis::Step) ==
              "step,epoch,train_loss,val_loss,seconds\n"
              "45,1,0.5,0.25,0.10000000000000001\n"
              "90,2,0.125,0.20000000000000001,0.20000000000000001\n");
   BOOST_TEST(ag::compare_csv({{"a", h}}).rfind("run,epoch,", 0) == 0);
-  BOOST_TEST(ag::metrics_line(h[1], ag::Axis::Step, 900) == "step  90/900  epoch 2.00  train loss 0.1250  val loss 0.2000  0.2s");
-  BOOST_TEST(ag::curve_difference(h, {h[0], h[0]}, ag::Axis::Step).worst_loss_at == 90.0);
+  BOOST_TEST(ag::metrics_line(h[1], ag::TimeAxis::Step, 900) == "step  90/900  epoch 2.00  train loss 0.1250  val loss 0.2000  0.2s");
+  BOOST_TEST(ag::curve_difference(h, {h[0], h[0]}, ag::TimeAxis::Step).worst_loss_at == 90.0);
 }
 
 BOOST_AUTO_TEST_CASE(a_checkpoint_description_names_its_model_kind) {

@@ -6,9 +6,9 @@
 
 namespace ag {
 
-const char* axis_name(Axis axis) { return axis == Axis::Step ? "step" : "epoch"; }
+const char* axis_name(TimeAxis axis) { return axis == TimeAxis::Step ? "step" : "epoch"; }
 
-double x_of(const Metrics& m, Axis axis) { return axis == Axis::Step ? static_cast<double>(m.step) : m.epoch; }
+double x_of(const Metrics& m, TimeAxis axis) { return axis == TimeAxis::Step ? static_cast<double>(m.step) : m.epoch; }
 
 std::string csv_number(double v) {
   if (std::isnan(v)) return "nan";
@@ -21,8 +21,8 @@ namespace {
 
 const auto number = csv_number;
 
-std::string row(const Metrics& m, Axis axis) {
-  if (axis == Axis::Step) {
+std::string row(const Metrics& m, TimeAxis axis) {
+  if (axis == TimeAxis::Step) {
     return std::to_string(m.step) + "," + number(m.epoch) + "," + number(m.train_loss) + "," + number(m.val_loss) +
            "," + number(m.seconds) + "\n";
   }
@@ -30,8 +30,8 @@ std::string row(const Metrics& m, Axis axis) {
          "," + number(m.train_accuracy) + "," + number(m.val_accuracy) + "," + number(m.seconds) + "\n";
 }
 
-std::string columns(Axis axis) {
-  return axis == Axis::Step ? "step,epoch,train_loss,val_loss,seconds\n"
+std::string columns(TimeAxis axis) {
+  return axis == TimeAxis::Step ? "step,epoch,train_loss,val_loss,seconds\n"
                             : "epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds\n";
 }
 
@@ -42,13 +42,13 @@ double worse(double current, double a, double b) {
 
 }  // namespace
 
-std::string metrics_csv(const std::vector<Metrics>& history, Axis axis) {
+std::string metrics_csv(const std::vector<Metrics>& history, TimeAxis axis) {
   std::string text = columns(axis);
   for (const Metrics& m : history) text += row(m, axis);
   return text;
 }
 
-std::string compare_csv(const std::vector<Curve>& curves, Axis axis) {
+std::string compare_csv(const std::vector<Curve>& curves, TimeAxis axis) {
   std::string text = "run," + columns(axis);
   for (const Curve& c : curves) {
     for (const Metrics& m : c.history) text += c.label + "," + row(m, axis);
@@ -56,10 +56,10 @@ std::string compare_csv(const std::vector<Curve>& curves, Axis axis) {
   return text;
 }
 
-std::string metrics_line(const Metrics& m, Axis axis, long long last) {
+std::string metrics_line(const Metrics& m, TimeAxis axis, long long last) {
   char buffer[200];
   const int width = static_cast<int>(std::to_string(last).size());
-  if (axis == Axis::Step) {
+  if (axis == TimeAxis::Step) {
     std::snprintf(buffer, sizeof buffer, "step %*lld/%lld  epoch %.2f  train loss %.4f  val loss %.4f  %.1fs", width,
                   m.step, last, m.epoch, m.train_loss, m.val_loss, m.seconds);
   } else if (std::isnan(m.train_accuracy)) {
@@ -74,9 +74,9 @@ std::string metrics_line(const Metrics& m, Axis axis, long long last) {
   return buffer;
 }
 
-std::string epoch_line(const Metrics& m, long long epochs) { return metrics_line(m, Axis::Epoch, epochs); }
+std::string epoch_line(const Metrics& m, long long epochs) { return metrics_line(m, TimeAxis::Epoch, epochs); }
 
-CurveDifference curve_difference(const std::vector<Metrics>& a, const std::vector<Metrics>& b, Axis axis) {
+CurveDifference curve_difference(const std::vector<Metrics>& a, const std::vector<Metrics>& b, TimeAxis axis) {
   CurveDifference d;
   double worst = -1;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {

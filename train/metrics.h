@@ -2,7 +2,7 @@
 //
 // A run evaluates after every epoch (the MLP) or a few times an epoch (the
 // GPT); each evaluation is one Metrics row. Its curves are drawn and written
-// against epochs or steps: the Axis.
+// against epochs or steps: the TimeAxis.
 #pragma once
 
 #include <string>
@@ -20,9 +20,9 @@ struct Metrics {
   double seconds = 0;        // since training started (the one column that is not reproducible)
 };
 
-enum class Axis { Epoch, Step };
-const char* axis_name(Axis axis);                // "epoch", "step"
-double x_of(const Metrics& m, Axis axis);        // m.epoch or m.step
+enum class TimeAxis { Epoch, Step };
+const char* axis_name(TimeAxis axis);                // "epoch", "step"
+double x_of(const Metrics& m, TimeAxis axis);        // m.epoch or m.step
 
 // One run's history, named for legends and for the compare CSV's `run` column.
 struct Curve {
@@ -30,27 +30,27 @@ struct Curve {
   std::vector<Metrics> history;
 };
 
-// Axis::Epoch: "epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds";
-// Axis::Step: "step,epoch,train_loss,val_loss,seconds"; then one row per
+// TimeAxis::Epoch: "epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds";
+// TimeAxis::Step: "step,epoch,train_loss,val_loss,seconds"; then one row per
 // evaluation, values printed with 17 significant digits so they round-trip exactly.
-std::string metrics_csv(const std::vector<Metrics>& history, Axis axis = Axis::Epoch);
+std::string metrics_csv(const std::vector<Metrics>& history, TimeAxis axis = TimeAxis::Epoch);
 
 // One CSV value: 17 significant digits (round-trips exactly), "nan" for NaN.
 std::string csv_number(double v);
 
 // The same columns with a leading `run` column, every curve one after the other.
-std::string compare_csv(const std::vector<Curve>& curves, Axis axis = Axis::Epoch);
+std::string compare_csv(const std::vector<Curve>& curves, TimeAxis axis = TimeAxis::Epoch);
 
-// Axis::Epoch, of `last` epochs: "epoch  3/20  train loss 0.1234  acc 96.10%  val loss 0.1301  acc 95.83%  0.21s";
-// Axis::Step, of `last` steps:   "step   450/3594  epoch 0.25  train loss 2.4162  val loss 2.2631  31.2s".
-std::string metrics_line(const Metrics& m, Axis axis, long long last);
-std::string epoch_line(const Metrics& m, long long epochs);  // metrics_line(m, Axis::Epoch, epochs)
+// TimeAxis::Epoch, of `last` epochs: "epoch  3/20  train loss 0.1234  acc 96.10%  val loss 0.1301  acc 95.83%  0.21s";
+// TimeAxis::Step, of `last` steps:   "step   450/3594  epoch 0.25  train loss 2.4162  val loss 2.2631  31.2s".
+std::string metrics_line(const Metrics& m, TimeAxis axis, long long last);
+std::string epoch_line(const Metrics& m, long long epochs);  // metrics_line(m, TimeAxis::Epoch, epochs)
 
-// The largest |a - b| between two curves, per column, and where (the x of Axis) it happens.
+// The largest |a - b| between two curves, per column, and where (the x of TimeAxis) it happens.
 struct CurveDifference {
   double train_loss = 0, val_loss = 0, train_accuracy = 0, val_accuracy = 0;
   double worst_loss_at = 0;  // x of the largest loss difference (train or val)
 };
-CurveDifference curve_difference(const std::vector<Metrics>& a, const std::vector<Metrics>& b, Axis axis = Axis::Epoch);
+CurveDifference curve_difference(const std::vector<Metrics>& a, const std::vector<Metrics>& b, TimeAxis axis = TimeAxis::Epoch);
 
 }  // namespace ag

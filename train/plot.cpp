@@ -35,14 +35,14 @@ std::string quoted(const std::string& s) {
   return out + "'";
 }
 
-Points column(const std::vector<Metrics>& history, Axis axis, double Metrics::*field, double scale) {
+Points column(const std::vector<Metrics>& history, TimeAxis axis, double Metrics::*field, double scale) {
   Points points;
   for (const Metrics& m : history) points.emplace_back(x_of(m, axis), scale * (m.*field));
   return points;
 }
 
 // One panel: for every curve a solid train line and a dashed validation line in the same colour.
-void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, Axis axis, double Metrics::*train,
+void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, TimeAxis axis, double Metrics::*train,
                 double Metrics::*val, double scale, const std::string& reference = "") {
   const bool several = curves.size() > 1;
   std::string command = "plot " + reference;

@@ -27,7 +27,7 @@ bool gnuplot_available();
 // model's loss moves within a factor of two, so it is drawn linear, with the
 // bigram baseline as a grey line to beat.
 struct PlotStyle {
-  Axis axis = Axis::Epoch;
+  TimeAxis axis = TimeAxis::Epoch;
   bool log_loss = true;
   double reference = 0;            // drawn as a horizontal line when > 0
   std::string reference_label;     // its legend entry

@@ -10,7 +10,7 @@
 
 namespace ag {
 
-Progress::Progress(std::ostream& out, bool terminal, Axis axis, long long last)
+Progress::Progress(std::ostream& out, bool terminal, TimeAxis axis, long long last)
     : out_(out), terminal_(terminal), axis_(axis), last_(last), start_(std::chrono::steady_clock::now()), last_draw_() {}
 
 bool Progress::stdout_is_terminal() { return ::isatty(STDOUT_FILENO) != 0; }

@@ -13,8 +13,8 @@ namespace ag {
 
 class Progress {
  public:
-  // `last`: the epochs (Axis::Epoch) or the steps (Axis::Step) of the run, for the summary lines.
-  Progress(std::ostream& out, bool terminal, Axis axis, long long last);
+  // `last`: the epochs (TimeAxis::Epoch) or the steps (TimeAxis::Step) of the run, for the summary lines.
+  Progress(std::ostream& out, bool terminal, TimeAxis axis, long long last);
   void step(const StepInfo& info);
   void eval(const Metrics& m);
   TrainCallbacks callbacks();
@@ -24,7 +24,7 @@ class Progress {
  private:
   std::ostream& out_;
   bool terminal_;
-  Axis axis_;
+  TimeAxis axis_;
   long long last_;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };

@@ -144,7 +144,7 @@ long long total_steps(const RunConfig& config, std::size_t train_size) {
   return static_cast<long long>((train_size + batch - 1) / batch) * config.epochs;
 }
 
-Axis axis_of(const RunConfig& config) { return schedule_in_steps(config) ? Axis::Step : Axis::Epoch; }
+TimeAxis axis_of(const RunConfig& config) { return schedule_in_steps(config) ? TimeAxis::Step : TimeAxis::Epoch; }
 
 std::vector<Metrics> train(const RunConfig& config, TrainingTask& task, const TrainCallbacks& callbacks) {
   config.validate();

@@ -43,7 +43,7 @@ struct TrainingDiverged : Error {
 // Steps in the whole run: ceil(train size / batch size) per epoch.
 long long total_steps(const RunConfig& config, std::size_t train_size);
 // Where the evaluations are: the x of each point of the curves.
-Axis axis_of(const RunConfig& config);
+TimeAxis axis_of(const RunConfig& config);
 
 // Trains `task` as `config` says (config.validate() first); returns a row per evaluation.
 // Throws ConfigError for a bad config, TrainingDiverged for a NaN/inf loss.
