@@ -17,7 +17,7 @@
 //
 // Opt-in: malloc's settings belong to the whole process, so the library
 // changes none unless the program asks. use_memory_policy() asks for Keep
-// (the autograd program, ag::train and ag::train_lm, the benchmarks and the lessons call
+// (the autograd program, ag::train, the benchmarks and the lessons call
 // it); set_memory_policy() chooses either. A program that does neither keeps
 // glibc's defaults, untouched, and pays the faults above.
 #pragma once

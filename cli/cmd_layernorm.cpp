@@ -173,7 +173,7 @@ void print_tapes(const ag::NormComparison& c, bool rms) {
   const char* name = rms ? "RMSNorm" : "LayerNorm";
   std::cout << "\nthe tape, composed: " << c.composed.nodes << " nodes from primitives (after the leaves)\n"
             << (rms ? "  (the steps above: x^2, its row mean, + eps, sqrt, x / rms, * gamma)\n"
-                    : "  (the steps above, in the seeds' order: mean, var (biased), x - mean, + eps, sqrt,\n"
+                    : "  (the steps above, in the tutorials' order: mean, var (biased), x - mean, + eps, sqrt,\n"
                       "   (x - mean) / std, * gamma, + beta)\n")
             << c.composed.tape_listing << "\nthe tape, fused: " << c.fused.nodes << " node\n"
             << c.fused.tape_listing << "\nbytes held for backward: composed " << c.composed.saved_bytes

@@ -29,7 +29,7 @@ const std::vector<Command>& commands() {
       {"train", "train an MLP (or a GPT on text); write metrics, curves and a checkpoint", cli::cmd_train},
       {"sample", "print new words (lines) from a GPT trained by autograd train --model gpt", cli::cmd_sample},
       {"compare", "train one model per --impl, --norm or --norm-placement value; overlay the curves", cli::cmd_compare},
-      {"eval", "loss and accuracy of a saved model on a dataset", cli::cmd_eval},
+      {"eval", "loss (and accuracy) of a saved model: an MLP on a dataset, a GPT on a text", cli::cmd_eval},
       {"fuzz", "check random expression graphs against finite differences", cli::cmd_fuzz},
       {"bench", "time LayerNorm, per-op overhead and training against PyTorch", cli::cmd_bench},
       {"notebook", "run the lessons and render them to Markdown/HTML", cli::cmd_notebook},

@@ -50,7 +50,7 @@ Var centre(Var x, int dim, Centring centring) {
 }
 
 // (x - mean) / sqrt(var + eps) * gamma + beta along dim, one primitive per step,
-// in the seeds' order: mean, var(unbiased=False), (x - mean) / sqrt(var + eps), gamma * norm + beta.
+// in the tutorials' order (mean, then variance): mean, var(unbiased=False), (x - mean) / sqrt(var + eps), gamma * norm + beta.
 NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim, Centring centring) {
   NormSteps s;
   Var mu = centre(x, dim, centring);          // N x 1 per row (dim 1), 1 x D per column (dim 0)

@@ -1,6 +1,7 @@
 // LayerNorm and RMSNorm, each written twice, and BatchNorm composed.
 //
-// *_composed are built only from public primitive ops, in the seeds' order,
+// *_composed are built only from public primitive ops, in the order the LayerNorm
+// tutorials this project started from work their examples (mean, then variance),
 // with no backward code of their own: the tape derives the gradient.
 //   LayerNorm: mean, var (biased), sub, add_scalar eps, sqrt, div, mul gamma, add beta
 //   RMSNorm:   square, mean, add_scalar eps, sqrt, div, mul gamma
