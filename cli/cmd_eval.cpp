@@ -4,8 +4,8 @@
 // how to rebuild the model and the split it was trained with.
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
+#include "autograd/format.h"
 #include "cli/train_options.h"
 #include "autograd/error.h"
 #include "train/checkpoint.h"
@@ -28,12 +28,6 @@ void print_evaluation(const std::string& dataset, const std::string& split, cons
                   static_cast<unsigned long long>(scored.size()), e.loss);
   }
   std::cout << line << "\n";
-}
-
-std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
 }
 
 // The data must have the model's inputs, and a task its output layer can score:
@@ -80,7 +74,7 @@ int eval_mlp(const ag::ModelDescription& run, const ag::Checkpoint& ckpt, const 
   }
   if (scored.size() == 0) {
     throw ag::DataError(run.config.dataset + ": the " + o.split + " split is empty (" + std::to_string(data.size()) +
-                        " samples, validation_fraction=" + num(run.config.validation_fraction) + "); use --split all");
+                        " samples, validation_fraction=" + ag::format_number(run.config.validation_fraction) + "); use --split all");
   }
   ag::Tape tape;
   print_evaluation(run.config.dataset, o.split, scored, ag::evaluate(model, scored, tape));

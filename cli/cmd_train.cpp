@@ -4,8 +4,8 @@
 // into the task, ag::train (train/trainer.h) trains it.
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
+#include "autograd/format.h"
 #include "cli/run_folder.h"
 #include "cli/train_options.h"
 #include "cli/train_run.h"
@@ -17,18 +17,12 @@ namespace cli {
 
 namespace {
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 std::string title_for(const ag::RunConfig& c) {
   std::string hidden;
   for (arma::uword h : c.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
   return c.dataset + ": MLP hidden " + (hidden.empty() ? "none" : hidden) + ", norm " + ag::norm_name(c.norm) +
          (c.norm == ag::Norm::None ? "" : std::string(" (") + ag::impl_name(c.impl) + ")") + ", " +
-         ag::optimizer_name(c.optimizer) + " lr " + number(c.lr) + ", batch " + std::to_string(c.batch_size);
+         ag::optimizer_name(c.optimizer) + " lr " + ag::format_number(c.lr) + ", batch " + std::to_string(c.batch_size);
 }
 
 // Short enough for the plot's width: "words: GPT 4x64, 4 heads, pre-norm (bigram 2.472)".

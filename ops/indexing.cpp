@@ -3,21 +3,15 @@
 #include <cmath>
 #include <memory>
 #include <utility>
-#include <sstream>
 #include <string>
 
+#include "autograd/format.h"
 #include "autograd/custom_op.h"
 #include "ops/elementwise.h"
 
 namespace ag {
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 
 using J = const JvpArgs&;
 
@@ -276,7 +270,7 @@ Var dropout(Var x, double p, Rng& rng, bool training) {
   const OpDef& def = dropout_def();
   Tape& t = tape_of(def.name, x);
   if (!(p >= 0 && p < 1)) {
-    throw Error(std::string(def.name) + ": p = " + num(p) + " for a " + x.shape() +
+    throw Error(std::string(def.name) + ": p = " + ag::format_number(p) + " for a " + x.shape() +
                 " input; expected a drop probability in [0, 1) (p = 1 would drop everything)");
   }
   if (!training || p == 0) return x;

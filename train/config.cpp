@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
+#include "autograd/format.h"
 #include "train/shards.h"
 
 namespace ag {
@@ -15,12 +15,6 @@ const char* optimizer_name(OptimizerKind kind) {
 }
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 // The checks, each naming its field through `spell`.
 struct Checker {
@@ -39,29 +33,29 @@ struct Checker {
 // (SGD and AdamW directly, Adam through the gradient it normalises): at 1 or more
 // the weights are zeroed or flip sign every step, and 1e308 overflows to inf.
 void check_optimisation(const RunConfig& c, const Checker& check) {
-  check.require(std::isfinite(c.lr) && c.lr > 0, "lr", "must be a positive number, got " + num(c.lr));
+  check.require(std::isfinite(c.lr) && c.lr > 0, "lr", "must be a positive number, got " + ag::format_number(c.lr));
   if (c.model == ModelKind::Mlp) {
     check.require(std::isfinite(c.momentum) && c.momentum >= 0 && c.momentum < 1, "momentum",
-                  "must be in [0, 1), got " + num(c.momentum));
+                  "must be in [0, 1), got " + ag::format_number(c.momentum));
   }
   check.require(std::isfinite(c.weight_decay) && c.weight_decay >= 0, "weight_decay",
-                "must be 0 or more, got " + num(c.weight_decay));
+                "must be 0 or more, got " + ag::format_number(c.weight_decay));
   check.require(c.lr * c.weight_decay < 1, "weight_decay",
-                num(c.weight_decay) + " with " + check.name("lr") + " " + num(c.lr) +
+                ag::format_number(c.weight_decay) + " with " + check.name("lr") + " " + ag::format_number(c.lr) +
                     ": the weights shrink by lr x weight decay a step, which must be below 1 (it is " +
-                    num(c.lr * c.weight_decay) + ")");
-  check.require(std::isfinite(c.beta2) && c.beta2 >= 0 && c.beta2 < 1, "beta2", "must be in [0, 1), got " + num(c.beta2));
-  check.require(std::isfinite(c.clip) && c.clip >= 0, "clip", "must be 0 (off) or more, got " + num(c.clip));
+                    ag::format_number(c.lr * c.weight_decay) + ")");
+  check.require(std::isfinite(c.beta2) && c.beta2 >= 0 && c.beta2 < 1, "beta2", "must be in [0, 1), got " + ag::format_number(c.beta2));
+  check.require(std::isfinite(c.clip) && c.clip >= 0, "clip", "must be 0 (off) or more, got " + ag::format_number(c.clip));
 }
 
 void check_loop(const RunConfig& c, const Checker& check) {
   const bool gpt = c.model == ModelKind::Gpt;
   if (gpt) {
     check.require(c.validation_fraction > 0 && c.validation_fraction < 1, "validation_fraction",
-                  "must be above 0 and below 1 for " + check.name("model") + " gpt, got " + num(c.validation_fraction));
+                  "must be above 0 and below 1 for " + check.name("model") + " gpt, got " + ag::format_number(c.validation_fraction));
   } else {
     check.require(c.validation_fraction >= 0 && c.validation_fraction < 1, "validation_fraction",
-                  "must be in [0, 1), got " + num(c.validation_fraction));
+                  "must be in [0, 1), got " + ag::format_number(c.validation_fraction));
   }
   check.within("epochs", c.epochs, 1, 1000000);
   if (gpt) check.within("batch_size", c.batch_size, 1, 4096);
@@ -84,7 +78,7 @@ void check_gpt(const RunConfig& c, const Checker& check) {
                 std::to_string(c.width) + " must be a multiple of " + check.name("heads") + " " + std::to_string(c.heads));
   check.within("context", c.context, 1, 1024);
   check.within("warmup", c.warmup, 0, 1000000000);
-  check.require(c.dropout >= 0 && c.dropout < 1, "dropout", "must be in [0, 1), got " + num(c.dropout));
+  check.require(c.dropout >= 0 && c.dropout < 1, "dropout", "must be in [0, 1), got " + ag::format_number(c.dropout));
   check.require(c.norm != Norm::None, "norm",
                 "none: a GPT's norm is layernorm or rmsnorm (for no norm: " + check.name("placement") + " none)");
 }
