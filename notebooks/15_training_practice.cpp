@@ -476,38 +476,45 @@ NB_CELL {
   nb::check(std::abs(post_plain.back() - post_plain[20]) < 0.05, "post-LN without warm-up: flat (within 0.05) from step 30 on");
   auto val = [&configs](int c, int seed) { return configs[c].runs[seed].val; };
   double gain_post = 0, gain_pre = 0;
-  bool post_every_seed = true, pre_every_seed = true, placement_wins = true;
+  double gain_placement = 0;
+  bool pre_every_seed = true, placement_wins = true;
   for (int s = 0; s < 3; ++s) {
     gain_post += (val(0, s) - val(1, s)) / 3;
     gain_pre += (val(2, s) - val(3, s)) / 3;
-    post_every_seed = post_every_seed && val(1, s) < val(0, s) - 0.05;
+    gain_placement += (val(0, s) - val(2, s)) / 3;
     pre_every_seed = pre_every_seed && val(3, s) < val(2, s);
     placement_wins = placement_wins && val(2, s) < val(1, s) - 0.1;
   }
   std::printf("what the warm-up gains (validation, mean over seeds): post-LN %.4f, pre-LN %.4f\n", gain_post, gain_pre);
-  nb::check(post_every_seed, "post-LN: the warm-up lowers the validation loss by over 0.05 in every seed");
-  nb::check(pre_every_seed, "pre-LN: the warm-up lowers it too, in every seed");
-  nb::check(std::abs(gain_post - gain_pre) < 0.03, "on average the warm-up gains pre-LN as much as post-LN (within 0.03)");
+  std::printf("what pre-LN gains over post-LN, both without warm-up: %.4f\n", gain_placement);
+  nb::check(pre_every_seed, "pre-LN: the warm-up lowers the validation loss in every seed");
+  nb::check(gain_placement > 2 * std::abs(gain_post), "the placement gains post-LN over twice what the warm-up does");
   nb::check(placement_wins, "pre-LN without a warm-up ends over 0.1 below post-LN with one, in every seed");
 }
 
 // %% [markdown]
 // What the measurements say at this rate:
 //
-// - **The warm-up helps post-LN**: 0.085 lower on average (2.831 against
-//   2.915), and by over 0.05 in every seed. Without it post-LN's training
-//   loss stops falling by step 30 and stays near 2.93 (the plot).
-// - **It helps pre-LN as much**: 0.086 on average (2.521 against 2.607),
-//   lower in every seed, and with a much smaller spread from seed to seed
-//   (0.008 against 0.064). So this run does not show post-LN needing the
-//   warm-up more than pre-LN does.
+// - **What the warm-up does for post-LN is not robust here.** In the
+//   Release build it was 0.085 lower on average (2.831 against 2.915) and
+//   lower in every seed; in the sanitizer build, the same code whose kernels
+//   add their sums in another order, it was 0.027 on average, and one seed
+//   ended 0.05 *higher* with the warm-up. At this rate post-LN's run is
+//   chaotic enough that rounding decides it, so the lesson asserts nothing
+//   about it. Without a warm-up post-LN's training loss stops falling by
+//   step 30 and stays near 2.9 (the plot).
+// - **The warm-up helps pre-LN in every seed**, in both builds (0.086 on
+//   average, 2.521 against 2.607), with a much smaller spread from seed to
+//   seed. So this run does not show post-LN needing the warm-up more than
+//   pre-LN does.
 // - **The placement matters more than the warm-up**: pre-LN without a
-//   warm-up ends over 0.1 below post-LN with one, in every seed.
+//   warm-up ends over 0.1 below post-LN with one, in every seed, and the
+//   placement gains post-LN over twice what the warm-up does.
 //
 // These are 4 blocks, 100 steps and 3 seeds; Xiong et al.'s models were far
 // deeper and trained far longer, and their claim is about those. At lr 1e-3
-// (lesson 10) a warm-up only cost post-LN time; at 3e-2 it pays for both
-// placements.
+// (lesson 10) a warm-up only cost post-LN time; at 3e-2 it pays for pre-LN,
+// and for post-LN rounding decides.
 //
 // ## What to remember
 //
