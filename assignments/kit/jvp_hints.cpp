@@ -15,8 +15,6 @@ struct Variant {
   arma::mat value;
 };
 
-const char* kUnbiased =
-    "Yours matches a variance divided by D-1 (unbiased, Armadillo's default var()); the forward divides by D.";
 const char* kEpsOutside = "Yours uses rstd = 1 / (sqrt(var) + eps): eps belongs inside the root, rstd = 1 / sqrt(var + eps).";
 const char* kEpsMissing = "Yours uses rstd = 1 / sqrt(var), without eps: the forward takes 1 / sqrt(var + eps).";
 
@@ -112,8 +110,8 @@ std::vector<Variant> dx_statistics_variants(const DrawnCase& c, const Pieces& p)
       dx_variant("gamma missing", "gamma is missing in the dx term: y = gamma * xhat + beta, so its tangent holds "
                                   "gamma * dxhat.",
                  dx_term(v, arma::ones(arma::size(gamma)), xhat, rstd, true, one)),
-      dx_variant("unbiased variance", kUnbiased, dx_term(v, gamma, unbiased.xhat, unbiased.rstd, true, one)),
-      dx_variant("unbiased variance", kUnbiased, dx_term(v, gamma, unbiased.xhat, unbiased.rstd, true, d / (d - 1) * one)),
+      dx_variant("unbiased variance", kUnbiasedVarianceHint, dx_term(v, gamma, unbiased.xhat, unbiased.rstd, true, one)),
+      dx_variant("unbiased variance", kUnbiasedVarianceHint, dx_term(v, gamma, unbiased.xhat, unbiased.rstd, true, d / (d - 1) * one)),
       dx_variant("eps outside the sqrt", kEpsOutside, dx_term(v, gamma, outside.xhat, outside.rstd, true, one)),
       dx_variant("eps outside the sqrt", kEpsOutside, dx_term(v, gamma, outside.xhat, outside.rstd, true, outside_factor)),
       dx_variant("eps missing", kEpsMissing, dx_term(v, gamma, missing.xhat, missing.rstd, true, one)),
@@ -136,7 +134,7 @@ std::vector<Variant> parameter_variants(const DrawnCase& c, const Pieces& p) {
        rows_times(p.centred, dgamma)},
       {1, {"gamma twice", "The dgamma term is multiplied by gamma too: it is dgamma * xhat (gamma multiplies only dxhat)."},
        rows_times(rows_times(p.right.xhat, dgamma), gamma)},
-      {1, {"unbiased variance", kUnbiased}, rows_times(p.unbiased.xhat, dgamma)},
+      {1, {"unbiased variance", kUnbiasedVarianceHint}, rows_times(p.unbiased.xhat, dgamma)},
       {1, {"eps outside the sqrt", kEpsOutside}, rows_times(p.eps_outside.xhat, dgamma)},
       {1, {"eps missing", kEpsMissing}, rows_times(p.eps_missing.xhat, dgamma)},
       {1, {"dgamma term dropped", "The term dgamma * xhat is missing: y = gamma * xhat + beta moves when gamma does."},

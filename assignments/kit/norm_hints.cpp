@@ -6,6 +6,9 @@
 
 namespace kit {
 
+const char* const kUnbiasedVarianceHint =
+    "Yours matches a variance divided by D-1 (unbiased, Armadillo's default var()); the forward divides by D.";
+
 namespace {
 
 // A wrong backward a student could have written, rebuilt for this case.
@@ -18,8 +21,6 @@ struct Variant {
 const char* kAccumulate =
     " holds only the last row's contribution: `=` where `+=` belongs in the loop over the rows"
     " (the parameter multiplies every row, so every row adds its part to the gradient).";
-const char* kUnbiased =
-    "Yours matches a variance divided by D-1 (unbiased, Armadillo's default var()); the forward divides by D.";
 
 // rstd * (dxhat [- mean(dxhat)] - sign * xhat * mean(dxhat * xhat)), means per row.
 arma::mat dx_formula(const arma::mat& dxhat, const arma::mat& xhat, const arma::vec& rstd, bool mean_term,
@@ -83,8 +84,8 @@ std::vector<Variant> layernorm_variants(const DrawnCase& c, const Pieces& p) {
                                     "changes nothing), and yours is not: the variance term "
                                     "- xhat * mean(dxhat * xhat) is missing."},
        dx_formula(p.dxhat, p.xhat, p.rstd, true, 0)},
-      {0, {"unbiased variance", kUnbiased}, dx_formula(p.dxhat, p.xhat_unbiased, p.rstd_unbiased, true, 1)},
-      {1, {"unbiased variance", kUnbiased}, arma::sum(c.dy % p.xhat_unbiased, 0)},
+      {0, {"unbiased variance", kUnbiasedVarianceHint}, dx_formula(p.dxhat, p.xhat_unbiased, p.rstd_unbiased, true, 1)},
+      {1, {"unbiased variance", kUnbiasedVarianceHint}, arma::sum(c.dy % p.xhat_unbiased, 0)},
       {1, {"dgamma from x - mean", "dgamma uses x - mean without the factor rstd; it must use "
                                    "xhat = (x - mean) * rstd."},
        arma::sum(c.dy % p.centred, 0)},
@@ -124,7 +125,7 @@ NormHint unbiased_factor(const ag::Diagnosis& d, double cols) {
   for (const auto& [value, text] : named) {
     if (std::abs(d.factor - value) < 1e-3 * value) {
       return {"unbiased variance", "Yours = " + std::string(text) + " x expected (D = " +
-                                       std::to_string(int(cols)) + "): " + kUnbiased};
+                                       std::to_string(int(cols)) + "): " + kUnbiasedVarianceHint};
     }
   }
   return {};

@@ -15,6 +15,10 @@
 
 namespace kit {
 
+// The hint for a variance divided by D-1 where the forward divides by D: the
+// backward's hints and the JVP's (kit/jvp_hints.h) name it the same way.
+extern const char* const kUnbiasedVarianceHint;
+
 struct NormHint {
   std::string result;  // the result column: "missing mean term"
   std::string hint;    // the sentence under the row
