@@ -11,6 +11,19 @@ namespace {
 std::size_t in0(const Node& n) { return n.inputs[0]; }
 std::size_t in1(const Node& n) { return n.inputs[1]; }
 using J = const JvpArgs&;  // what a forward-mode rule reads
+
+// a^p elementwise. The small whole powers are products, as in PyTorch's
+// pow_tensor_scalar_optimized_kernel: a^2 = a*a is rounded once, like libm's
+// pow (within 0.52 ulp, so the two agree but for rare ties); a^3 = a*a*a is
+// rounded twice, within about 1.5 ulp of the exact cube. glibc's pow costs
+// about 14 ns an element here, a product under 1 ns, and the composed GELU
+// takes a cube forward and a square backward on every element of the FFN.
+arma::mat power(const arma::mat& a, double p) {
+  if (p == 1.0) return a;
+  if (p == 2.0) return arma::square(a);
+  if (p == 3.0) return a % a % a;
+  return arma::pow(a, p);
+}
 }  // namespace
 
 // ---- binary ---------------------------------------------------------------
@@ -142,9 +155,9 @@ Var pow_scalar(Var a, double p) {
   const OpDef& def = pow_scalar_def();
   Tape& t = tape_of(def.name, a);
   Var y = t.record(
-      def, {a}, arma::pow(a.value(), p),
+      def, {a}, power(a.value(), p),
       [p](Tape& t, const Node& n) {
-        t.accumulate(in0(n), n.grad % (p * arma::pow(t.value(in0(n)), p - 1.0)));
+        t.accumulate(in0(n), n.grad % (p * power(t.value(in0(n)), p - 1.0)));
       },
       Saved{{a}});
   t.set_attribute(y, "p", p);

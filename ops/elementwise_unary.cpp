@@ -1,6 +1,11 @@
 // The unary functions of ops/elementwise.h: exp, log, sqrt, square, tanh,
 // sigmoid, relu. Each rule reuses what its backward reads (y or a).
+#include <algorithm>
 #include <cmath>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "ops/elementwise.h"
 
@@ -9,6 +14,37 @@ namespace ag {
 namespace {
 std::size_t in0(const Node& n) { return n.inputs[0]; }
 using J = const JvpArgs&;
+
+#if defined(__AVX2__)
+// glibc's vector tanh, four doubles a call (libmvec, which libm.so's linker
+// script links as needed): 4.4 ns an element here against the scalar tanh's
+// 15, and as accurate: about 2 ulp at most from the exact value, as the
+// scalar is (tests/test_numerics.cpp measures both against long double).
+extern "C" __m256d _ZGVdN4v_tanh(__m256d);
+#endif
+
+// tanh of every element: the composed GELU takes one on every element of the
+// FFN, and was a tenth of a GPT step in scalar tanh. The last partial group
+// of four is padded and goes through the same vector function, so a value's
+// tanh does not depend on where it sits in the matrix.
+arma::mat tanh_of(const arma::mat& a) {
+#if defined(__AVX2__)
+  arma::mat y(arma::size(a), arma::fill::none);
+  const double* x = a.memptr();
+  double* out = y.memptr();
+  const arma::uword n = a.n_elem, whole = n - n % 4;
+  for (arma::uword i = 0; i < whole; i += 4) _mm256_storeu_pd(out + i, _ZGVdN4v_tanh(_mm256_loadu_pd(x + i)));
+  if (whole < n) {
+    double in[4] = {0.0, 0.0, 0.0, 0.0}, last[4];
+    std::copy(x + whole, x + n, in);
+    _mm256_storeu_pd(last, _ZGVdN4v_tanh(_mm256_loadu_pd(in)));
+    std::copy(last, last + (n - whole), out + whole);
+  }
+  return y;
+#else
+  return arma::tanh(a);
+#endif
+}
 }  // namespace
 
 const OpDef& exp_def() {
@@ -70,7 +106,7 @@ Var tanh(Var a) {
   const OpDef& def = tanh_def();
   Tape& t = tape_of(def.name, a);
   return t.record(
-      def, {a}, arma::tanh(a.value()),
+      def, {a}, tanh_of(a.value()),
       [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % (1.0 - arma::square(n.value))); },
       Saved{{}, true});
 }

@@ -1,6 +1,10 @@
 #define BOOST_TEST_MODULE numerics
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "autograd/gradcheck.h"
 #include "autograd/parameter.h"
 #include "ops/layernorm.h"
@@ -206,6 +210,85 @@ BOOST_AUTO_TEST_CASE(pow_half_at_zero_is_an_anomaly_in_backward) {
     const std::string msg = e.what();
     BOOST_TEST(msg.find("backward of 'pow_scalar'") != std::string::npos, msg);
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ops/elementwise.cpp computes a^2 and a^3 as products, and ops/elementwise_unary.cpp
+// takes tanh four elements at a time (libmvec) where the machine has AVX2: these
+// hold them to the accuracy of the libm functions they replace.
+BOOST_AUTO_TEST_SUITE(fast_paths)
+
+namespace {
+// |got - exact| in units in the last place of the exact value, rounded to double.
+double ulps(double got, long double exact) {
+  const double e = static_cast<double>(exact);
+  if (e == 0.0) return got == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  const double ulp = std::nextafter(std::fabs(e), std::numeric_limits<double>::infinity()) - std::fabs(e);
+  return static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / ulp);
+}
+
+arma::mat spread_values(arma::uword n) {
+  Rng rng(7);
+  arma::mat x = rng.normal(n, 1, 3.0);
+  x.rows(0, n / 4) *= 1e-4;  // small values, where tanh(x) ~ x
+  return x;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(pow_2_and_3_are_within_the_ulps_of_libm_pow) {
+  const arma::mat x = spread_values(20001);
+  Tape tape;
+  const arma::mat sq = pow_scalar(tape.leaf(x), 2.0).value(), cube = pow_scalar(tape.leaf(x), 3.0).value();
+  double worst_sq = 0, worst_cube = 0, worst_libm = 0;
+  for (arma::uword i = 0; i < x.n_elem; ++i) {
+    const long double v = x(i);
+    worst_sq = std::max(worst_sq, ulps(sq(i), v * v));
+    worst_cube = std::max(worst_cube, ulps(cube(i), v * v * v));
+    worst_libm = std::max(worst_libm, ulps(std::pow(x(i), 3.0), v * v * v));
+  }
+  BOOST_TEST_MESSAGE("a^2 " << worst_sq << " ulp, a^3 " << worst_cube << " ulp, libm pow(a, 3) " << worst_libm << " ulp");
+  BOOST_TEST(worst_sq <= 0.501);   // one rounding: correctly rounded
+  BOOST_TEST(worst_cube <= 1.5);   // two roundings
+  BOOST_TEST(worst_libm <= 0.55);  // what it replaced: glibc says 0.52
+  // The other powers still go through libm's pow, bit for bit.
+  const arma::mat other = pow_scalar(tape.leaf(arma::abs(x) + 0.5), 2.5).value();
+  BOOST_TEST(arma::approx_equal(other, arma::pow(arma::abs(x) + 0.5, 2.5), "absdiff", 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(tanh_is_as_accurate_as_libm_and_the_same_wherever_a_value_sits) {
+  const arma::mat x = spread_values(20003);  // not a multiple of 4: a padded last group
+  Tape tape;
+  const arma::mat y = tanh(tape.leaf(x)).value();
+  double worst = 0, worst_libm = 0;
+  for (arma::uword i = 0; i < x.n_elem; ++i) {
+    const long double exact = std::tanh(static_cast<long double>(x(i)));
+    worst = std::max(worst, ulps(y(i), exact));
+    worst_libm = std::max(worst_libm, ulps(std::tanh(x(i)), exact));
+  }
+  BOOST_TEST_MESSAGE("tanh " << worst << " ulp, libm's scalar tanh " << worst_libm << " ulp");
+  BOOST_TEST(worst <= 2.5);
+  BOOST_TEST(worst_libm <= 2.5);
+  // Each value alone, and the last three again as a group of their own: the same bits.
+  for (arma::uword i : {arma::uword(0), arma::uword(1), arma::uword(2), arma::uword(20000), arma::uword(20002)}) {
+    BOOST_TEST(tanh(tape.leaf(arma::mat{x(i)})).value()(0) == y(i));
+  }
+  const arma::mat tail = tanh(tape.leaf(arma::mat(x.rows(20000, 20002)))).value();
+  BOOST_TEST(arma::approx_equal(tail, y.rows(20000, 20002), "absdiff", 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(tanh_of_the_special_values) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tape tape;
+  const arma::mat y = tanh(tape.leaf(arma::mat{{0.0, -0.0, inf, -inf, 30.0, -30.0, 1e-300}})).value();
+  BOOST_TEST(y(0) == 0.0);
+  BOOST_TEST(std::signbit(y(1)));
+  BOOST_TEST(y(2) == 1.0);
+  BOOST_TEST(y(3) == -1.0);
+  BOOST_TEST(y(4) == 1.0);
+  BOOST_TEST(y(5) == -1.0);
+  BOOST_TEST(y(6) == 1e-300);
+  BOOST_TEST(std::isnan(tanh(tape.leaf(arma::mat{std::nan("")})).value()(0)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
