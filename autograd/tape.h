@@ -184,6 +184,10 @@ class Tape {
   // The same for a gradient the closure no longer needs (a temporary, or std::move(dx)):
   // the first gradient to reach a node is moved in instead of copied.
   void accumulate(std::size_t id, arma::mat&& g);
+  // grad[id] block at (row, col) += g: the backward of a slice (rows, cols) adds
+  // its gradient where the slice came from, with no zero matrix of the input's
+  // size per slice. The first block to reach a node starts its gradient at zeros.
+  void accumulate_block(std::size_t id, arma::uword row, arma::uword col, const arma::mat& g);
 
   // Back-propagate from a 1x1 output (seed 1) or from any output with an
   // explicit output gradient of its shape. Leaves accumulate (+=) across

@@ -46,6 +46,27 @@ void Tape::accumulate(std::size_t id, arma::mat&& g) {
   }
 }
 
+// The same sum, in the same order, as accumulating the block padded with
+// zeros (x + 0 is x), but for the sign of a zero; the attention's slices per
+// sequence and head zero-filled and added a whole input each before.
+void Tape::accumulate_block(std::size_t id, arma::uword row, arma::uword col, const arma::mat& g) {
+  Node& n = nodes_[id];
+  if (!n.requires_grad) return;
+  if (row + g.n_rows > n.value.n_rows || col + g.n_cols > n.value.n_cols) {
+    const Node& from = nodes_[current_node_];
+    throw Error("backward of " + node_name(from, current_node_) + " produced a " + shape_str(g) + " block at (" +
+                std::to_string(row) + ", " + std::to_string(col) + ") for its input " + node_name(n, id) +
+                ", which is " + shape_str(n.value));
+  }
+  if (anomaly_ && !g.is_finite()) {
+    const Node& from = nodes_[current_node_];
+    throw AnomalyError("anomaly: backward of " + node_name(from, current_node_) +
+                       " produced NaN or inf in the gradient of its input " + node_name(n, id));
+  }
+  if (arma::size(n.grad) != arma::size(n.value)) n.grad.zeros(arma::size(n.value));
+  if (!g.is_empty()) n.grad.submat(row, col, arma::size(g)) += g;
+}
+
 void Tape::backward(Var output, bool retain_graph) {
   check(output, "backward");
   const arma::mat& v = nodes_[output.id].value;

@@ -72,10 +72,8 @@ Var cut(const OpDef& def, Axis axis, Var x, arma::uword first, arma::uword count
   check_block(def.name, axis, v, first, count);
   const arma::uword r = row_at(axis, first), c = col_at(axis, first);
   const arma::SizeMat size = axis == Axis::Rows ? arma::size(count, v.n_cols) : arma::size(v.n_rows, count);
-  Var y = t.record(def, {x}, block(v, r, c, size), [r, c, shape = arma::size(v)](Tape& t, const Node& n) {
-    arma::mat dx(shape, arma::fill::zeros);
-    put_block(dx, r, c, n.grad);
-    t.accumulate(n.inputs[0], std::move(dx));
+  Var y = t.record(def, {x}, block(v, r, c, size), [r, c](Tape& t, const Node& n) {
+    t.accumulate_block(n.inputs[0], r, c, n.grad);  // dx is zero outside the slice
   });
   t.set_attribute(y, "first", double(first));
   t.set_attribute(y, "count", double(count));

@@ -197,6 +197,26 @@ BOOST_AUTO_TEST_CASE(wrong_shape_from_a_backward_names_the_node) {
   check_error([&] { tape.backward(y, arma::mat(2, 2, arma::fill::ones)); }, {"broken_op", "1x2", "2x2"});
 }
 
+// The backward of a slice adds its block where the slice came from; two
+// blocks and a whole gradient into one input, and a block that does not fit.
+BOOST_AUTO_TEST_CASE(blocks_of_a_gradient_add_where_they_belong) {
+  Tape tape;
+  Var x = tape.leaf(arma::mat(3, 4, arma::fill::ones));
+  Var y = tape.record("two_blocks", {x}, x.value(), [](Tape& t, const Node& n) {
+    t.accumulate_block(n.inputs[0], 1, 2, arma::mat{{1.0, 2.0}, {3.0, 4.0}});
+    t.accumulate_block(n.inputs[0], 0, 0, arma::mat(1, 1, arma::fill::value(10.0)));
+    t.accumulate(n.inputs[0], n.grad);
+  });
+  tape.backward(y, arma::mat(3, 4, arma::fill::value(0.5)));
+  const arma::mat expected = {{10.5, 0.5, 0.5, 0.5}, {0.5, 0.5, 1.5, 2.5}, {0.5, 0.5, 3.5, 4.5}};
+  BOOST_TEST(arma::approx_equal(x.grad(), expected, "absdiff", 0.0));
+  Var z = tape.leaf(arma::mat(2, 2, arma::fill::ones));
+  Var w = tape.record("overhanging", {z}, z.value(), [](Tape& t, const Node& n) {
+    t.accumulate_block(n.inputs[0], 1, 1, arma::mat(2, 1, arma::fill::ones));
+  });
+  check_error([&] { tape.backward(w, arma::mat(2, 2, arma::fill::ones)); }, {"overhanging", "2x1 block at (1, 1)", "2x2"});
+}
+
 BOOST_AUTO_TEST_CASE(anomaly_mode_names_the_op) {
   Tape tape;
   tape.set_anomaly_mode(true);
