@@ -21,6 +21,7 @@ MemoryPolicy g_policy = MemoryPolicy::GlibcDefaults;
 // its dynamic mmap threshold, which would otherwise grow after the first free.
 constexpr int kGlibcMmapMax = 65536;
 constexpr int kGlibcThreshold = 128 * 1024;
+constexpr int kGlibcMaxFast = 64 * static_cast<int>(sizeof(std::size_t)) / 4;  // 128 bytes on 64 bits
 constexpr int kKeepTrimThreshold = 2147483647;  // 2 GB: the largest value mallopt takes
 
 // MADV_COLLAPSE from <linux/mman.h> (Linux 6.1); glibc 2.36's <sys/mman.h> does not define it yet.
@@ -35,12 +36,14 @@ void apply(MemoryPolicy policy) {
 #if defined(M_MMAP_MAX)  // glibc; emscripten's <malloc.h> (the live page) has no mallopt settings
     mallopt(M_MMAP_MAX, 0);                      // every block from the heap, none mapped afresh
     mallopt(M_TRIM_THRESHOLD, kKeepTrimThreshold);  // and the heap is not given back
+    mallopt(M_MXFAST, 0);                        // no fastbins (autograd/memory.h)
 #endif
   } else {
 #if defined(M_MMAP_MAX)
     mallopt(M_MMAP_MAX, kGlibcMmapMax);
     mallopt(M_MMAP_THRESHOLD, kGlibcThreshold);
     mallopt(M_TRIM_THRESHOLD, kGlibcThreshold);
+    mallopt(M_MXFAST, kGlibcMaxFast);
 #endif
   }
   g_policy = policy;
@@ -85,7 +88,7 @@ void back_heap_with_huge_pages() {
 
 const char* memory_policy_note() {
   return memory_policy() == MemoryPolicy::Keep
-             ? "freed memory kept for reuse (M_MMAP_MAX=0, M_TRIM_THRESHOLD=2 GB), the heap on huge pages "
+             ? "freed memory kept for reuse (M_MMAP_MAX=0, M_TRIM_THRESHOLD=2 GB, no fastbins), the heap on huge pages "
                "from Tape::clear(); ag::MemoryPolicy::Keep"
              : memory_policy_chosen() ? "glibc defaults (mmap and trim above 128 KB; ag::MemoryPolicy::GlibcDefaults)"
                                       : "glibc's defaults, untouched (the program did not ask for ag::use_memory_policy())";

@@ -26,7 +26,7 @@ void set_blas_threads(int n) {
   }
 }
 
-const char* const kKeepMemoryEnv = "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=2147483647";
+const char* const kKeepMemoryEnv = "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=2147483647 GLIBC_TUNABLES=glibc.malloc.mxfast=0";
 
 std::size_t large_buffer_bytes() {
   std::size_t llc = 0;
