@@ -240,6 +240,7 @@ class Tape {
   Var finish_node();                                // the anomaly check, then the new node's Var
   void refuse_inside_backward(const char* what, const std::string& op = "") const;
   Node* gradient_target(std::size_t id, const arma::mat& g);  // checks g; null if id needs no gradient
+  void refuse_non_finite(const Node& n, std::size_t id, const arma::mat& g) const;  // in anomaly mode
   Node& start_backward(Var output, const arma::mat& doutput);  // checks; resets this pass's gradients
   void finish_backward(std::size_t output, bool retain_graph);
   void run_backward(std::size_t output);

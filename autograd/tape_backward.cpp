@@ -15,12 +15,16 @@ Node* Tape::gradient_target(std::size_t id, const arma::mat& g) {
     throw Error("backward of " + node_name(from, current_node_) + " produced a " + shape_str(g) +
                 " gradient for its input " + node_name(n, id) + "; expected " + shape_str(n.value));
   }
+  refuse_non_finite(n, id, g);
+  return &n;
+}
+
+void Tape::refuse_non_finite(const Node& n, std::size_t id, const arma::mat& g) const {
   if (anomaly_ && !g.is_finite()) {
     const Node& from = nodes_[current_node_];
     throw AnomalyError("anomaly: backward of " + node_name(from, current_node_) +
                        " produced NaN or inf in the gradient of its input " + node_name(n, id));
   }
-  return &n;
 }
 
 // The first gradient to reach a node is assigned (its grad is still unsized);
@@ -58,11 +62,7 @@ void Tape::accumulate_block(std::size_t id, arma::uword row, arma::uword col, co
                 std::to_string(row) + ", " + std::to_string(col) + ") for its input " + node_name(n, id) +
                 ", which is " + shape_str(n.value));
   }
-  if (anomaly_ && !g.is_finite()) {
-    const Node& from = nodes_[current_node_];
-    throw AnomalyError("anomaly: backward of " + node_name(from, current_node_) +
-                       " produced NaN or inf in the gradient of its input " + node_name(n, id));
-  }
+  refuse_non_finite(n, id, g);
   if (arma::size(n.grad) != arma::size(n.value)) n.grad.zeros(arma::size(n.value));
   if (!g.is_empty()) n.grad.submat(row, col, arma::size(g)) += g;
 }

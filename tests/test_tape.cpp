@@ -215,6 +215,12 @@ BOOST_AUTO_TEST_CASE(blocks_of_a_gradient_add_where_they_belong) {
     t.accumulate_block(n.inputs[0], 1, 1, arma::mat(2, 1, arma::fill::ones));
   });
   check_error([&] { tape.backward(w, arma::mat(2, 2, arma::fill::ones)); }, {"overhanging", "2x1 block at (1, 1)", "2x2"});
+  tape.set_anomaly_mode(true);
+  Var u = tape.leaf(arma::mat(2, 2, arma::fill::ones));
+  Var v = tape.record("nan_block", {u}, u.value(), [](Tape& t, const Node& n) {
+    t.accumulate_block(n.inputs[0], 0, 0, arma::mat(1, 1, arma::fill::value(std::nan(""))));
+  });
+  check_error([&] { tape.backward(v, arma::mat(2, 2, arma::fill::ones)); }, {"nan_block", "NaN or inf"});
 }
 
 BOOST_AUTO_TEST_CASE(anomaly_mode_names_the_op) {
