@@ -60,4 +60,12 @@ extern const char* const kKeepMemoryEnv;
 // last-level cache (from sysfs), at least 256 MB, so nothing they touch stays cached.
 std::size_t large_buffer_bytes();
 
+// The plan the bandwidth cases run with: the caches evicted before every run,
+// whatever --caches says, so their rates are memory's. Warm, the buffer they
+// had just written sat in the last-level cache (480 MB here) in modified
+// state, and non-temporal stores to such lines ran at 2.2-6.8 GB/s where
+// from memory they run at 21-23 (bench/README.md): the bound came out 3-10x
+// too slow.
+Plan from_memory(const Plan& plan);
+
 }  // namespace bench

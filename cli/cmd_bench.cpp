@@ -63,7 +63,7 @@ void print_header(const bench::Plan& plan, bool quick, int rounds) {
             << "caches: "
             << (plan.cold ? "cold: " + evict + " written before every run (untimed), so inputs come from memory"
                           : "warm: inputs written just before every run (untimed); the caches hold what fits")
-            << ", ours and the peer's alike\n"
+            << ", ours and the peer's alike; the bandwidth rows (read ... copy) always cold: memory's rates\n"
             << "outputs: allocated by every run, as a training step does (*_kernel rows: reused, no tape)\n"
             << "x bound: time / (bytes read at the read rate + bytes written at the write_nt rate)\n"
             << "rounds: " << rounds << " with the peer (A B A B: ours, then PyTorch, case by case); median: of the"

@@ -53,21 +53,34 @@ inline void stream_fence() {
 #endif
 }
 
-// out[i] = value(i) for i < n: straight into out, or (stream) through a
-// small buffer in L1 that stream_store then writes past the caches.
-template <class Value>
-void write_column(double* out, std::size_t n, bool stream, Value value) {
+// K output columns at once, a stride apart (column-major: the matrix's row
+// count): out[k * stride + i] = value(i, k) for i < n, k < K. Straight into
+// out, or (stream) through small buffers in L1 that stream_store then writes
+// past the caches. A kernel that writes K columns per sweep step loads its
+// per-row values (mean, rstd, ...) once for the K of them.
+template <std::size_t K, class Value>
+void write_columns(double* out, std::size_t stride, std::size_t n, bool stream, Value value) {
   if (!stream) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = value(i);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t k = 0; k < K; ++k) out[k * stride + i] = value(i, k);
+    }
     return;
   }
-  constexpr std::size_t kChunk = 256;  // 2 KB: stays in L1
-  alignas(64) double chunk[kChunk];
+  constexpr std::size_t kChunk = 256;  // 2 KB a column: K of them stay in L1
+  alignas(64) double chunk[K][kChunk];
   for (std::size_t first = 0; first < n; first += kChunk) {
     const std::size_t count = std::min(kChunk, n - first);
-    for (std::size_t k = 0; k < count; ++k) chunk[k] = value(first + k);
-    stream_store(out + first, chunk, count);
+    for (std::size_t q = 0; q < count; ++q) {
+      for (std::size_t k = 0; k < K; ++k) chunk[k][q] = value(first + q, k);
+    }
+    for (std::size_t k = 0; k < K; ++k) stream_store(out + k * stride + first, chunk[k], count);
   }
+}
+
+// One column: out[i] = value(i) for i < n.
+template <class Value>
+void write_column(double* out, std::size_t n, bool stream, Value value) {
+  write_columns<1>(out, n, n, stream, [&](std::size_t i, std::size_t) { return value(i); });
 }
 
 }  // namespace ag
