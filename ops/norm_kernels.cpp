@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <type_traits>
 
 #include "ops/stream.h"
@@ -25,24 +26,51 @@ namespace {
 // Outputs larger than the caches go straight to memory (ops/stream.h).
 bool streamed(const arma::mat& out) { return out.n_elem * sizeof(double) >= kStreamBytes; }
 
-// The sweeps take the columns four at a time: a per-row value (a sum, mean,
-// rstd) is loaded and stored once for four columns instead of once a column,
-// and those loads, not memory, were a tenth of the time (fused LayerNorm
-// 16384x1024: 73 -> 67 ms; bench/README.md). A row's sums still add column
-// after column, in the order one column at a time would, so y, dx, mean and
-// rstd are the same to the bit; only the vector lanes of dgamma's and dbeta's
-// column sums are laid out differently (about 1e-15 relative).
-constexpr arma::uword kGroup = 4;
+// The sweeps take the columns a few at a time: a per-row value (a sum, mean,
+// rstd) is loaded and stored once for the group instead of once a column,
+// and those loads, not memory, were a tenth of the time. A row's sums still
+// add column after column, in the order one column at a time would, so y, dx,
+// mean and rstd are the same to the bit; only the vector lanes of dgamma's
+// and dbeta's column sums are laid out differently (about 1e-15 relative).
+//
+// Four columns at a time, but two where the columns start a multiple of
+// 128 KB apart (16384 rows): a 2 MB, 16-way L2 picks a line's set from
+// address bits 6-16, so such columns fall into the same sets, and four of
+// them from x and four from dy, with what the prefetcher fetches ahead of
+// each, evict each other. Measured cold (bench/README.md): fused LayerNorm
+// 4000x768 12.7 -> 10.4 ms, 16384x1024 73 -> 57 ms with two.
+constexpr std::size_t kL2Way = std::size_t{128} << 10;
 
-// step(j, group) for the columns first .. D-1: j a group's first column and
-// decltype(group)::value its width, kGroup while kGroup columns are left,
-// then 1 for the last few.
-template <class Step>
-void in_groups(arma::uword first, arma::uword D, Step step) {
+template <arma::uword Width, class Step>
+void in_groups_of(arma::uword first, arma::uword D, Step step) {
   arma::uword j = first;
-  for (; j + kGroup <= D; j += kGroup) step(j, std::integral_constant<arma::uword, kGroup>{});
+  for (; j + Width <= D; j += Width) step(j, std::integral_constant<arma::uword, Width>{});
   for (; j < D; ++j) step(j, std::integral_constant<arma::uword, 1>{});
 }
+
+// step(j, group) for the columns first .. D-1 of a matrix of N rows: j a
+// group's first column and decltype(group)::value its width, four or two
+// while that many columns are left, then 1 for the last few.
+template <class Step>
+void in_groups(arma::uword N, arma::uword first, arma::uword D, Step step) {
+  if (N * sizeof(double) % kL2Way == 0) {
+    in_groups_of<2>(first, D, step);
+  } else {
+    in_groups_of<4>(first, D, step);
+  }
+}
+
+// Two per-row sums in one buffer, the second 40 doubles (5 cache lines)
+// further than N: two separate vectors of 16384 rows landed 128 KB apart, in
+// the same L2 sets as each other and as the columns.
+struct RowSums {
+  static constexpr arma::uword kSkew = 40;
+  arma::vec buffer;
+  double* first;
+  double* second;
+  explicit RowSums(arma::uword N)
+      : buffer(2 * N + kSkew, arma::fill::zeros), first(buffer.memptr()), second(buffer.memptr() + N + kSkew) {}
+};
 
 // Per-row mean and rstd = 1 / sqrt(var + eps) in one sweep over x, never
 // E[x^2] - E[x]^2: the sums are of d = x - shift, with shift = the row's first
@@ -53,12 +81,14 @@ void in_groups(arma::uword first, arma::uword D, Step step) {
 // One sweep instead of two: the forward reads x twice (stats, output), not three times.
 void layernorm_stats(const arma::mat& x, double eps, arma::vec& mean, arma::vec& rstd) {
   const arma::uword N = x.n_rows, D = x.n_cols;
-  arma::vec sum_d(N, arma::fill::zeros), sum_d2(N, arma::fill::zeros);  // per row: sum d, sum d^2
+  RowSums sums(N);  // per row: sum d, sum d^2
+  double* sum_d = sums.first;
+  double* sum_d2 = sums.second;
   mean.set_size(N);
   rstd.set_size(N);
   if (N == 0) return;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
   const double* shift = x.colptr(0);
-  in_groups(1, D, [&](arma::uword j, auto group) {  // column 0 is the shift: its d is 0
+  in_groups(N, 1, D, [&](arma::uword j, auto group) {  // column 0 is the shift: its d is 0
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);  // columns j .. j + K - 1, N apart
     for (arma::uword i = 0; i < N; ++i) {
@@ -89,7 +119,7 @@ void layernorm_forward(const arma::mat& x, const arma::mat& gamma, const arma::m
   y.set_size(N, D);
   if (N == 0) return;
   const bool stream = streamed(y);
-  in_groups(0, D, [&](arma::uword j, auto group) {
+  in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* gamma_j = gamma.memptr() + j;
@@ -109,8 +139,10 @@ void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::
                         const arma::vec& mean, const arma::vec& rstd, NormGrads& g) {
   const arma::uword N = x.n_rows, D = x.n_cols;
   if (N == 0) return;  // no rows: dgamma and dbeta stay 0, dx is empty
-  arma::vec dnorm_mean(N, arma::fill::zeros), dnorm_norm_mean(N, arma::fill::zeros);  // per row
-  in_groups(0, D, [&](arma::uword j, auto group) {
+  RowSums sums(N);  // per row: sum of dnorm, sum of dnorm * norm; then their means
+  double* dnorm_mean = sums.first;
+  double* dnorm_norm_mean = sums.second;
+  in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
@@ -137,10 +169,12 @@ void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::
     }
   });
   if (g.dx.is_empty()) return;
-  dnorm_mean /= double(D);       // the sums become means
-  dnorm_norm_mean /= double(D);
+  for (arma::uword i = 0; i < N; ++i) {  // the sums become means
+    dnorm_mean[i] /= double(D);
+    dnorm_norm_mean[i] /= double(D);
+  }
   const bool stream = streamed(g.dx);
-  in_groups(0, D, [&](arma::uword j, auto group) {
+  in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
@@ -161,7 +195,7 @@ void rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arm
   rstd.zeros(N);
   y.set_size(N, D);
   if (N == 0) return;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
-  in_groups(0, D, [&](arma::uword j, auto group) {
+  in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     for (arma::uword i = 0; i < N; ++i) {
@@ -172,7 +206,7 @@ void rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arm
   });
   for (arma::uword i = 0; i < N; ++i) rstd[i] = 1.0 / std::sqrt(rstd[i] / double(D) + eps);
   const bool stream = streamed(y);
-  in_groups(0, D, [&](arma::uword j, auto group) {
+  in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* gamma_j = gamma.memptr() + j;
@@ -191,7 +225,7 @@ void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::ma
   const arma::uword N = x.n_rows, D = x.n_cols;
   if (N == 0) return;  // no rows: dgamma stays 0, dx is empty
   arma::vec dnorm_norm_mean(N, arma::fill::zeros);  // per row
-  in_groups(0, D, [&](arma::uword j, auto group) {
+  in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
@@ -214,7 +248,7 @@ void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::ma
   if (g.dx.is_empty()) return;
   dnorm_norm_mean /= double(D);  // the sum becomes a mean
   const bool stream = streamed(g.dx);
-  in_groups(0, D, [&](arma::uword j, auto group) {
+  in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
