@@ -28,17 +28,19 @@ bool streamed(const arma::mat& out) { return out.n_elem * sizeof(double) >= kStr
 
 // The sweeps take the columns a few at a time: a per-row value (a sum, mean,
 // rstd) is loaded and stored once for the group instead of once a column,
-// and those loads, not memory, were a tenth of the time. A row's sums still
-// add column after column, in the order one column at a time would, so y, dx,
-// mean and rstd are the same to the bit; only the vector lanes of dgamma's
-// and dbeta's column sums are laid out differently (about 1e-15 relative).
+// and those loads, not memory, were a tenth to a fifth of the time. A row's
+// sums still add column after column, in the order one column at a time
+// would, so y, dx, mean and rstd are the same to the bit; only the vector
+// lanes of dgamma's and dbeta's column sums are laid out differently (about
+// 1e-15 relative).
 //
 // Four columns at a time, but two where the columns start a multiple of
 // 128 KB apart (16384 rows): a 2 MB, 16-way L2 picks a line's set from
 // address bits 6-16, so such columns fall into the same sets, and four of
 // them from x and four from dy, with what the prefetcher fetches ahead of
-// each, evict each other. Measured cold (bench/README.md): fused LayerNorm
-// 4000x768 12.7 -> 10.4 ms, 16384x1024 73 -> 57 ms with two.
+// each, evict each other. Measured cold, forward + backward
+// (docs/performance.md): 4000x768 13.9 -> 10.8 ms with four, 16384x1024
+// 70 -> 61-64 ms with two.
 constexpr std::size_t kL2Way = std::size_t{128} << 10;
 
 template <arma::uword Width, class Step>
