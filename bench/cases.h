@@ -61,11 +61,11 @@ extern const char* const kKeepMemoryEnv;
 std::size_t large_buffer_bytes();
 
 // The plan the bandwidth cases run with: the caches evicted before every run,
-// whatever --caches says, so their rates are memory's. Warm, the buffer they
-// had just written sat in the last-level cache (480 MB here) in modified
-// state, and non-temporal stores to such lines ran at 2.2-6.8 GB/s where
-// from memory they run at 21-23 (bench/README.md): the bound came out 3-10x
-// too slow.
+// whatever --caches says, so a buffer the case has just written is not read
+// back from the last-level cache (480 MB here). Warm, non-temporal stores to
+// such lines ran at 2.2-6.8 GB/s in `--case` runs, 21-23 evicted. Whole warm
+// runs still measure write_nt at 2.3-2.5 GB/s, for a reason not found yet
+// (docs/performance.md).
 Plan from_memory(const Plan& plan);
 
 }  // namespace bench

@@ -131,15 +131,16 @@ BOOST_AUTO_TEST_SUITE(fused_kernels)
 // 64x768: outputs stay in cache (ordinary stores); 1024x768 (6 MB),
 // 1001x641 and 1500x447 are streamed, and with an odd row count every other
 // column starts off a 16-byte boundary, so the streaming stores' scalar head
-// and tail run. The sweeps take four columns at a time, then one at a time
-// for the rest: 2 to 7 columns, 641 and 447 leave every remainder.
+// and tail run. The sweeps take four columns at a time (two where a column
+// is a multiple of 128 KB: 16384 rows), then one at a time for the rest: 2 to
+// 7 columns, 641 and 447 leave every remainder, 16384x7 runs the pairs.
 //
 // y is compared exactly: the kernels add a row's sums column after column,
 // as the scalar loop does, and grouping the columns must not change that.
 BOOST_AUTO_TEST_CASE(fused_kernels_match_the_scalar_loops_to_1e_14) {
   Rng rng(61);
   const std::vector<std::array<arma::uword, 2>> shapes = {{64, 768}, {1024, 768}, {1001, 641}, {1500, 447}, {3, 5},
-                                                          {9, 2},   {12, 3},    {33, 6},     {65, 7}};
+                                                          {9, 2},   {12, 3},    {33, 6},     {65, 7},    {16384, 7}};
   for (const std::array<arma::uword, 2>& s : shapes) {
     const arma::mat x = random_mat(s[0], s[1], rng) + 0.5, dy = random_mat(s[0], s[1], rng);
     const arma::mat gamma = random_mat(1, s[1], rng, 0.1) + 1.0, beta = random_mat(1, s[1], rng, 0.1);
