@@ -30,6 +30,7 @@ void Node::reset() {
   is_param = false;
   requires_grad = false;
   freed = false;
+  grad_freed = false;
 }
 
 Tape& tape_of(const char* op, Var a) {
@@ -76,6 +77,11 @@ const arma::mat& Tape::value(Var v) const {
 const arma::mat& Tape::grad(Var v) const {
   check(v, "grad");
   const Node& n = nodes_[v.id];
+  if (n.grad_freed) {
+    throw Error("grad: the gradient of " + node_name(n, v.id) +
+                " was freed once its backward ran (the tape keeps only leaf and parameter gradients: "
+                "keep_intermediate_grads(false)); call tape.keep_intermediate_grads(true) before backward to read it");
+  }
   // A node no gradient reached has gradient zero; materialise it on demand.
   if (arma::size(n.grad) != arma::size(n.value)) {
     const_cast<Node&>(n).grad.zeros(arma::size(n.value));

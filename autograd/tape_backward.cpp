@@ -92,7 +92,10 @@ Node& Tape::start_backward(Var output, const arma::mat& doutput) {
   // Intermediate gradients belong to this pass; leaf gradients accumulate.
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     Node& n = nodes_[i];
-    if (n.backward || n.freed || (n.is_param && !keep_param_grads_)) n.grad.reset();
+    if (n.backward || n.freed || (n.is_param && !keep_param_grads_)) {
+      n.grad.reset();
+      n.grad_freed = false;
+    }
   }
   return out;
 }
@@ -154,7 +157,13 @@ void Tape::run_backward(std::size_t output) {
     current_node_ = i;
     if (n.is_param) add_to_parameter(n, i);
     else if (n.freed) throw freed_error(n, i);
-    else if (n.backward) n.backward(*this, n);
+    else if (n.backward) {
+      n.backward(*this, n);
+      if (!keep_intermediate_grads_) {  // nothing reads it again: its inputs have theirs
+        n.grad.reset();
+        n.grad_freed = true;
+      }
+    }
   }
 }
 

@@ -46,6 +46,7 @@ Case gpt_step_case(bool fused) {
             adam.weight_decay = config.weight_decay;
             ag::AdamW optimizer(model.parameters(), adam);
             ag::Tape tape;
+            tape.keep_intermediate_grads(false);  // as the training loop's tapes (train/shards.cpp)
             double last_loss = 0;
             auto body = [&] {
               tape.clear();

@@ -66,6 +66,7 @@ void set_traffic(Result& r, Shape s) {
 Result run_norm(Which w, Shape s, const Plan& plan) {
   const NormInputs in(s, 42);
   ag::Tape tape;
+  tape.keep_intermediate_grads(false);  // as PyTorch keeps only the leaves' .grad
   ag::Var x, gamma, beta;
   arma::mat dy;
   // Untimed: a cleared tape, fresh leaves (recording a leaf copies its

@@ -29,6 +29,7 @@ Case digits_epoch_case() {
             std::vector<arma::uvec> labels;
             for (const arma::uvec& rows : batches) labels.push_back(data.labels(rows));
             ag::Tape tape;
+            tape.keep_intermediate_grads(false);  // as the training loop's tapes (train/shards.cpp)
             double last_loss = 0;
             auto body = [&] {
               for (std::size_t s = 0; s < batches.size(); ++s) {

@@ -399,3 +399,45 @@ BOOST_AUTO_TEST_CASE(a_node_recorded_through_an_op_def_carries_it) {
   check_error([&] { t.record(twice_def, {x, x}, scalar(1), nullptr); }, {"twice", "2 inputs", "takes 1"});
   check_error([&] { t.var(1000); }, {"past the end"});
 }
+
+// keep_intermediate_grads(false): each intermediate gradient is freed once its
+// backward ran; the leaves' and parameters' gradients are the same to the bit.
+BOOST_AUTO_TEST_CASE(freed_intermediate_gradients_leave_the_leaf_gradients_unchanged) {
+  const arma::mat xv = {{0.5, -1.25, 2.0}, {3.0, 0.75, -0.5}};
+  Parameter p("w", arma::mat{{1.5, -0.5, 0.25}});
+  auto run = [&](bool keep, arma::mat& dx) {
+    Tape t;
+    t.keep_intermediate_grads(keep);
+    Var x = t.leaf(xv, "x");
+    Var h = tanh(x * t.param(p));  // broadcasting mul, then tanh
+    Var loss = sum(h * h + x);
+    t.backward(loss);
+    dx = x.grad();
+    if (keep) {
+      BOOST_TEST(h.grad().n_elem == 6u);  // the default keeps every number on the way
+    } else {
+      check_error([&] { h.grad(); }, {"grad", "'tanh'", "freed", "keep_intermediate_grads(true)"});
+      check_error([&] { loss.grad(); }, {"freed"});
+      // A second pass on a kept graph: the flags are reset, the grads freed again.
+      BOOST_TEST(t.node(h.id).grad.n_elem == 0u);
+    }
+  };
+  arma::mat kept, freed;
+  run(true, kept);
+  const arma::mat pg_kept = p.grad();
+  p.zero_grad();
+  run(false, freed);
+  BOOST_TEST(arma::approx_equal(kept, freed, "absdiff", 0.0));
+  BOOST_TEST(arma::approx_equal(pg_kept, p.grad(), "absdiff", 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(a_retained_graph_with_freed_gradients_runs_backward_again) {
+  Tape t;
+  t.keep_intermediate_grads(false);
+  Var x = t.leaf(2.0, "x");
+  Var y = mul_scalar(x * x, 3.0);  // 3 x^2: dy/dx = 6x = 12
+  t.backward(y, true);
+  t.backward(y);
+  BOOST_TEST(x.grad()(0) == 24.0);  // leaves accumulate over the two passes
+  check_error([&] { y.grad(); }, {"freed"});
+}

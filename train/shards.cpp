@@ -36,7 +36,11 @@ ShardRunner::ShardRunner(int threads) : threads_(threads) {
 }
 
 Tape& ShardRunner::tape(std::size_t k) {
-  while (tapes_.size() <= k) tapes_.emplace_back().keep_param_grads(true);
+  while (tapes_.size() <= k) {
+    Tape& tape = tapes_.emplace_back();
+    tape.keep_param_grads(true);
+    tape.keep_intermediate_grads(false);  // a step reads only the parameters' gradients
+  }
   return tapes_[k];
 }
 
