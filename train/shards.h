@@ -3,7 +3,8 @@
 // A step cuts its batch into shards of at most N samples (sequences for the
 // GPT, rows for the MLP), in order; the cut depends on the batch alone, never
 // on the number of threads. Each shard is recorded on its own tape, which
-// keeps its parameter gradients (Tape::keep_param_grads); the shards run on up
+// keeps its parameter gradients (Tape::keep_param_grads) and frees every other
+// gradient once its backward ran (Tape::keep_intermediate_grads); the shards run on up
 // to `threads` threads, each taking the next shard not yet taken; then the
 // gradients are added into the parameters shard 0 first, shard 1 next, ... on
 // the calling thread. Every floating-point sum is therefore done in the same
