@@ -218,7 +218,6 @@ class Tape {
   // node. The training loop turns it off (train/shards.cpp): the default
   // GPT's step keeps 42.6 MB of gradients otherwise, as much as its values.
   void keep_intermediate_grads(bool on) { keep_intermediate_grads_ = on; }
-  bool keeps_intermediate_grads() const { return keep_intermediate_grads_; }
 
   // Forget every node. Vars from before become invalid (using one throws).
   void clear();
