@@ -19,9 +19,15 @@ struct Result {
   long long saved_bytes = -1;  // tape.saved_bytes() after the forward; -1: not a tape case
   long long new_bytes = -1;    // of those, tensors the op created (not references to its inputs)
   // The least memory traffic the case must cause (memory-bound cases), else 0:
-  // bytes it must read and bytes it must write. The table prices them at the
-  // read and non-temporal write rates measured in the same run (bound_seconds).
+  // bytes it must read and bytes it must write.
   double read_bytes = 0, write_bytes = 0;
+  // The bound, measured: the median time of that traffic as pure passes (sums
+  // over what the case reads, non-temporal fills of what it writes) on the
+  // case's own buffers, timed right after the case in the same round; 0: none.
+  double bound_s = 0;
+  // Ours / the bound in each round, least and largest (merge_rounds); the
+  // median of those ratios is time.median_s / bound_s.
+  double over_bound_min = 0, over_bound_max = 0;
   double gbps = 0;           // (read_bytes + write_bytes) / median time
   std::size_t ops = 0;       // ops per run when the figure of interest is time per op
   std::string note;
@@ -48,6 +54,13 @@ Case gpt_step_case(bool fused);  // bench/cases_gpt.cpp
 // mlp_grad/tangent/hvp and gpt_grad/tangent/hvp: forward mode's overhead (bench/cases_forward.cpp).
 std::vector<Case> forward_cases();
 
+// The sum of n doubles, read at memory's rate: vector lanes and independent
+// chains, so the adds keep up with memory and with L2 (a bound's read pass).
+double sum_of(const double* v, std::size_t n);
+
+// Writes n doubles with non-temporal stores, as the kernels write large outputs (a bound's write pass).
+void fill_streamed(double* out, std::size_t n, double value);
+
 // Makes BLAS single-threaded (OpenBLAS reads OPENBLAS_NUM_THREADS only at load time).
 void set_blas_threads(int n);
 
@@ -64,8 +77,10 @@ std::size_t large_buffer_bytes();
 // whatever --caches says, so a buffer the case has just written is not read
 // back from the last-level cache (480 MB here). Warm, non-temporal stores to
 // such lines ran at 2.2-6.8 GB/s in `--case` runs, 21-23 evicted. Whole warm
-// runs still measure write_nt at 2.3-2.5 GB/s, for a reason not found yet
-// (docs/performance.md).
+// runs measured write_nt at 2.3-2.5 GB/s while the eviction buffer was
+// allocated after the case's buffer; the bandwidth cases now allocate it first
+// (21-22 GB/s). These rows are the machine's references; no bound is priced
+// at their rates any more (Result::bound_s is measured beside each case).
 Plan from_memory(const Plan& plan);
 
 }  // namespace bench

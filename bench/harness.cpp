@@ -9,17 +9,16 @@ namespace bench {
 namespace {
 volatile double g_sink = 0;
 
-// Writes a buffer larger than the caches, evicting what they held.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
 void evict_caches(std::size_t bytes) {
   static std::vector<double> buffer;
   buffer.assign(bytes / sizeof(double), 0.0);
   keep(buffer.data());
 }
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-}  // namespace
 
 void consume(const arma::mat& m) {
   keep(m.memptr());

@@ -44,6 +44,11 @@ struct Timing {
 Timing measure(const std::function<void()>& setup, const std::function<void()>& body,
                const Plan& plan);
 
+// Writes `bytes` (more than the caches hold), evicting what they held. The
+// buffer is allocated by the first call and kept (it grows if a later call
+// asks for more).
+void evict_caches(std::size_t bytes);
+
 // Guards against the optimiser removing work whose result nobody reads: the
 // compiler must assume the pointed-to memory is read here.
 inline void keep(const void* p) { asm volatile("" : : "r"(p) : "memory"); }

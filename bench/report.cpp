@@ -31,14 +31,6 @@ std::string format_bytes(long long b) {
   return fixed(b / (1024.0 * 1024.0), 1) + " MB";
 }
 
-// GB/s of the bandwidth row `name`, 0 when it did not run.
-double rate_of(const std::vector<Result>& ours, const char* name) {
-  for (const Result& r : ours) {
-    if (r.name == name) return r.gbps;
-  }
-  return 0;
-}
-
 const Result* find(const std::vector<Result>& ours, const std::string& name, const std::string& shape) {
   for (const Result& r : ours) {
     if (r.name == name && r.shape == shape) return &r;
@@ -61,11 +53,7 @@ double peer_ratio(const Result& r, const Peer& peer) {
   return p ? r.time.median_s / p->median_s : -1.0;
 }
 
-double bound_seconds(const Result& r, const std::vector<Result>& ours) {
-  const double read = rate_of(ours, "read"), write = rate_of(ours, "write_nt");
-  if (r.read_bytes + r.write_bytes <= 0 || read <= 0 || write <= 0) return 0;
-  return r.read_bytes / (read * 1e9) + r.write_bytes / (write * 1e9);
-}
+double over_bound(const Result& r) { return r.bound_s > 0 ? r.time.median_s / r.bound_s : -1.0; }
 
 std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
   std::ostringstream os;
@@ -79,8 +67,7 @@ std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
        << std::setw(10) << format_seconds(r.time.median_s) << std::setw(11)
        << format_bytes(r.saved_bytes) << std::setw(10) << format_bytes(r.new_bytes) << std::setw(9)
        << (r.gbps > 0 ? fixed(r.gbps, 2) : "-");
-    const double bound = bound_seconds(r, ours);
-    os << std::setw(9) << (bound > 0 ? fixed(r.time.median_s / bound, 2) : "-");
+    os << std::setw(9) << (r.bound_s > 0 ? fixed(over_bound(r), 2) : "-");
     std::string note = r.note;
     if (r.ops > 0) note = fixed(r.time.median_s / double(r.ops) * 1e9, 0) + " ns/op";
     if (peer.ran) {
@@ -102,7 +89,7 @@ namespace {
 
 // One target line: "met" / "NOT met" / "n/a", the figure and the limit.
 void target(std::ostream& os, const std::string& what, bool known, double value, double limit,
-            bool at_most, const std::string& unit) {
+            bool at_most, const std::string& unit, const std::string& after = "") {
   os << "  " << std::left << std::setw(56) << what;
   if (!known) {
     os << "n/a\n";
@@ -110,7 +97,13 @@ void target(std::ostream& os, const std::string& what, bool known, double value,
   }
   const bool met = at_most ? value <= limit : value >= limit;
   os << std::setw(9) << (met ? "met" : "NOT met") << fixed(value, 2) << unit
-     << (at_most ? " (at most " : " (at least ") << fixed(limit, 2) << unit << ")\n";
+     << (at_most ? " (at most " : " (at least ") << fixed(limit, 2) << unit << ")" << after << "\n";
+}
+
+// "; rounds 1.58-1.66x": the spread of r's per-round ratios to its bound, when it ran more than one.
+std::string bound_spread(const Result& r) {
+  if (r.over_bound_max <= r.over_bound_min) return "";
+  return "; rounds " + fixed(r.over_bound_min, 2) + "-" + fixed(r.over_bound_max, 2) + "x";
 }
 
 }  // namespace
@@ -131,9 +124,8 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
   os << "targets at " << shape << ":\n";
   target(os, "fused LayerNorm " + shape + ", ours/PyTorch", fused && ratio(fused) > 0, ratio(fused),
          kFusedLayerNormVsTorch, true, "x");
-  const double bound = fused ? bound_seconds(*fused, ours) : 0;
-  target(os, "fused LayerNorm " + shape + ", time / bandwidth bound", bound > 0,
-         bound > 0 ? fused->time.median_s / bound : 0, kFusedLayerNormOverBound, true, "x");
+  target(os, "fused LayerNorm " + shape + ", time / bandwidth bound", fused && fused->bound_s > 0,
+         fused ? over_bound(*fused) : 0, kFusedLayerNormOverBound, true, "x", fused ? bound_spread(*fused) : "");
   target(os, "composed LayerNorm " + shape + ", ours/PyTorch composed", composed && ratio(composed) > 0,
          ratio(composed), 1.0, true, "x");
   target(os, "fused speed-up over composed, " + shape, fused && composed,
@@ -161,23 +153,19 @@ std::string format_bound_targets(const std::vector<Result>& ours, const Peer& pe
     const PeerResult* p = r ? find(peer, "layernorm_fused", r->shape) : nullptr;
     return p ? r->time.median_s / p->median_s : -1.0;
   };
-  auto over_bound = [&](const Result* r) {
-    const double bound = r ? bound_seconds(*r, ours) : 0;
-    return bound > 0 ? r->time.median_s / bound : -1.0;
-  };
   std::ostringstream os;
   os << "targets at the large shapes:\n";
   for (const std::string& shape : shapes) {
     for (const char* name : {"layernorm_fused", "rmsnorm_fused"}) {
       const Result* r = find(ours, name, shape);
       const std::string what = std::string(name) + " " + shape;
-      const double vs = versus_layer_norm(r), over = over_bound(r);
+      const double vs = versus_layer_norm(r), over = r ? over_bound(*r) : -1.0;
       // LayerNorm well ahead and near the bound; RMSNorm (no PyTorch op of its own) ahead.
       const bool layernorm = std::string(name) == "layernorm_fused";
       const double most_vs = layernorm ? kFusedLayerNormVsTorch : 1.0;
       const double most_over = layernorm ? kFusedLayerNormOverBound : 1.5;
       target(os, what + ", ours/PyTorch layer_norm", vs > 0, vs, most_vs, true, "x");
-      target(os, what + ", time / bound", over > 0, over, most_over, true, "x");
+      target(os, what + ", time / bound", over > 0, over, most_over, true, "x", r ? bound_spread(*r) : "");
     }
   }
   for (const std::string& shape : shapes) {

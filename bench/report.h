@@ -35,10 +35,9 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
 std::string format_bound_targets(const std::vector<Result>& ours, const Peer& peer,
                                  const std::vector<std::string>& shapes);
 
-// The least time r's traffic can take: its reads at the `read` row's rate plus
-// its writes at the `write_nt` row's rate; 0 when r has no traffic or the
-// bandwidth rows did not run. The table's "x bound" is r's median over this.
-double bound_seconds(const Result& r, const std::vector<Result>& ours);
+// r's time over its measured bound (Result::bound_s): the median of the
+// rounds' ratios after merge_rounds; -1 when r has no bound.
+double over_bound(const Result& r);
 
 // "12.3 ms", "480 us", "1.20 s".
 std::string format_seconds(double s);

@@ -20,6 +20,18 @@ Result merge_rounds(const std::vector<Result>& rounds) {
   merged.time.median_s = spread_of(medians).median;
   // GB/s is bytes over the median: the same bytes over the new median.
   if (merged.time.median_s > 0) merged.gbps = rounds.front().gbps * rounds.front().time.median_s / merged.time.median_s;
+  // Over the bound: each round's time over that round's bound, then their median.
+  std::vector<double> over;
+  for (const Result& r : rounds) {
+    if (r.bound_s > 0) over.push_back(r.time.median_s / r.bound_s);
+  }
+  merged.bound_s = 0;
+  if (over.size() == rounds.size()) {
+    const Spread s = spread_of(over);
+    merged.bound_s = merged.time.median_s / s.median;
+    merged.over_bound_min = s.min;
+    merged.over_bound_max = s.max;
+  }
   return merged;
 }
 

@@ -26,7 +26,9 @@ Rounds run_rounds(const std::vector<Case>& cases, int rounds, const std::functio
                   PeerLink* peer, std::ostream* progress);
 
 // The rounds of one case as one: the median of the medians, the least min and
-// the largest max, every repeat counted; GB/s and the rest from the first round.
+// the largest max, every repeat counted; over the bound, the median and spread
+// of each round's own ratio (0 unless every round measured a bound); GB/s and
+// the rest from the first round.
 Result merge_rounds(const std::vector<Result>& rounds);
 
 }  // namespace bench

@@ -65,20 +65,17 @@ void print_header(const bench::Plan& plan, bool quick, int rounds) {
                           : "warm: inputs written just before every run (untimed); the caches hold what fits")
             << ", ours and the peer's alike; the bandwidth rows (read ... copy) always cold: memory's rates\n"
             << "outputs: allocated by every run, as a training step does (*_kernel rows: reused, no tape)\n"
-            << "x bound: time / (bytes read at the read rate + bytes written at the write_nt rate)\n"
+            << "x bound: time / the bound, the case's least traffic as pure passes (sums over x, then x and dy;\n"
+            << "         non-temporal fills of y and dx) on its own buffers, timed right after it; median of the rounds' ratios\n"
             << "rounds: " << rounds << " with the peer (A B A B: ours, then PyTorch, case by case); median: of the"
             << " rounds' medians; ours/PT: the median of the rounds' ratios, spread: their min-max\n\n";
 }
 
-bool is_bandwidth(const std::string& name) {
-  return name == "read" || name == "write" || name == "write_nt" || name == "copy";
-}
-
-// The selected cases, and always the bandwidth rows (every bound is priced at their rates).
+// The selected cases (each norm case measures its own bound beside it).
 std::vector<bench::Case> selected_cases(bool quick, const std::string& only) {
   std::vector<bench::Case> cases;
   for (bench::Case& c : bench::all_cases(quick)) {
-    if (is_bandwidth(c.name) || selected(c, only)) cases.push_back(std::move(c));
+    if (selected(c, only)) cases.push_back(std::move(c));
   }
   return cases;
 }

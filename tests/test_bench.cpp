@@ -61,16 +61,45 @@ BOOST_AUTO_TEST_CASE(quick_run_prints_a_row_for_every_case_and_the_targets) {
   BOOST_TEST(r.out.find("rounds: 2 with the peer (A B A B") != std::string::npos, r.out);  // --quick: 2 rounds
 }
 
-// --caches cold and --malloc default say so in the header; the bandwidth rows always run.
+// --caches cold and --malloc default say so in the header; --case runs that
+// case alone, its bound measured beside it (before, the bandwidth rows ran
+// too, to price a bound at their rates).
 BOOST_AUTO_TEST_CASE(the_header_names_the_conditions_it_measured) {
   const Run r = run_cli("bench --quick --peer off --caches cold --malloc default --case layernorm_kernel/64x768");
   BOOST_TEST_REQUIRE(r.status == 0, r.out);
   BOOST_TEST(r.out.find("caches: cold: 64 MB written before every run") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("malloc: glibc defaults") != std::string::npos, r.out);
-  for (const char* row : {"\nread ", "\nwrite_nt ", "\nlayernorm_kernel "}) {
-    BOOST_TEST(r.out.find(row) != std::string::npos, row);
+  BOOST_TEST(r.out.find("x bound: time / the bound") != std::string::npos, r.out);
+  for (const char* absent : {"\nread ", "\nwrite_nt ", "\nlayernorm_fused "}) {
+    BOOST_TEST(r.out.find(absent) == std::string::npos, absent);
   }
-  BOOST_TEST(r.out.find("\nlayernorm_fused ") == std::string::npos);
+  // The row's "x bound" column (the 7th) is a number, not "-".
+  const std::size_t row = r.out.find("\nlayernorm_kernel ");
+  BOOST_TEST_REQUIRE(row != std::string::npos, r.out);
+  std::istringstream line(r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1));
+  std::string name, shape, median, median_unit, saved, fresh, gbps, over;
+  line >> name >> shape >> median >> median_unit >> saved >> fresh >> gbps >> over;
+  BOOST_TEST(std::stod(over) > 0, over);
+}
+
+// Every norm case measures its bound on its own buffers: the least traffic
+// as pure passes, timed with the case's plan.
+BOOST_AUTO_TEST_CASE(every_norm_case_measures_its_bound) {
+  bench::Plan plan;
+  plan.repeats = 1;
+  plan.warmup = 1;
+  plan.min_warmup_s = 0;
+  plan.budget_s = 0;
+  int norm_cases = 0;
+  for (const bench::Case& c : bench::all_cases(true)) {
+    if (c.shape != "64x768") continue;
+    const bench::Result r = c.run(plan);
+    BOOST_TEST(r.bound_s > 0, c.name);
+    BOOST_TEST(r.read_bytes == 3.0 * 64 * 768 * 8, c.name);  // x twice and dy once
+    BOOST_TEST(r.write_bytes == 2.0 * 64 * 768 * 8, c.name);  // y and dx
+    ++norm_cases;
+  }
+  BOOST_TEST(norm_cases == 6);  // LayerNorm and RMSNorm: fused, composed, the kernel alone
 }
 
 BOOST_AUTO_TEST_CASE(bad_options_exit_2) {
@@ -127,7 +156,7 @@ bench::Result bandwidth_row(const char* name, double gbps) {
   return r;
 }
 
-// 0.3 GB read + 0.2 GB written: at 10 GB/s read and 20 GB/s written, 40 ms at least.
+// 0.3 GB read + 0.2 GB written, with a measured bound of 40 ms.
 bench::Result norm_row(const char* name, const char* shape, double median_s) {
   bench::Result r;
   r.name = name;
@@ -135,6 +164,7 @@ bench::Result norm_row(const char* name, const char* shape, double median_s) {
   r.time.median_s = median_s;
   r.read_bytes = 0.3e9;
   r.write_bytes = 0.2e9;
+  r.bound_s = 0.04;
   r.gbps = 0.5e9 / median_s / 1e9;
   r.saved_bytes = 3 * 1024 * 1024;
   return r;
@@ -142,15 +172,20 @@ bench::Result norm_row(const char* name, const char* shape, double median_s) {
 
 }  // namespace
 
-// The bound prices the reads at the read row's rate and the writes at the
-// write_nt row's (not the plain write's, not the copy's).
-BOOST_AUTO_TEST_CASE(the_bound_prices_reads_and_nt_writes_at_their_own_rates) {
-  const std::vector<bench::Result> rates = {bandwidth_row("read", 10.0), bandwidth_row("write", 5.0),
-                                            bandwidth_row("write_nt", 20.0), bandwidth_row("copy", 8.0)};
-  const bench::Result ln = norm_row("layernorm_fused", "4096x768", 0.08);
-  BOOST_TEST(bench::bound_seconds(ln, rates) == 0.04, tt::tolerance(1e-12));
-  BOOST_TEST(bench::bound_seconds(ln, {bandwidth_row("read", 10.0)}) == 0.0);  // no write_nt row: no bound
-  BOOST_TEST(bench::bound_seconds(bandwidth_row("copy", 8.0), rates) == 0.0);  // no traffic given: no bound
+// A row without a measured bound has none: the bandwidth rows no longer price one.
+BOOST_AUTO_TEST_CASE(a_row_without_a_measured_bound_has_none) {
+  bench::Result ln = norm_row("layernorm_fused", "4096x768", 0.08);
+  BOOST_TEST(bench::over_bound(ln) == 2.0);
+  ln.bound_s = 0;
+  const std::vector<bench::Result> ours = {bandwidth_row("read", 10.0), bandwidth_row("write_nt", 20.0), ln};
+  BOOST_TEST(bench::over_bound(ln) == -1.0);
+  const std::string table = bench::format_table(ours, bench::Peer{});
+  const std::size_t row = table.find("layernorm_fused");
+  std::istringstream line(table.substr(row, table.find('\n', row) - row));
+  std::string name, shape, median, median_unit, saved, saved_unit, fresh, gbps, over;
+  line >> name >> shape >> median >> median_unit >> saved >> saved_unit >> fresh >> gbps >> over;
+  BOOST_TEST(gbps == "6.25");
+  BOOST_TEST(over == "-");
 }
 
 BOOST_AUTO_TEST_CASE(the_table_divides_by_the_bound_and_by_the_peer) {

@@ -203,3 +203,22 @@ BOOST_AUTO_TEST_CASE(the_real_peer_answers_requests_one_by_one) {
   BOOST_TEST(peer.finish() == 0);
   BOOST_CHECK_THROW(peer.time("per_op_overhead", "10000 x 1x1"), std::runtime_error);
 }
+
+// Over the bound, like over the peer: each round's time over that round's own
+// bound, then the median of those ratios (here 2, not the medians' 3 / 1.5).
+BOOST_AUTO_TEST_CASE(over_the_bound_is_the_median_of_the_rounds_ratios) {
+  std::vector<bench::Result> rounds(3);
+  const double times[] = {1, 4, 3}, bounds[] = {2, 2, 1};  // ratios 0.5, 2, 3
+  for (int i = 0; i < 3; ++i) {
+    rounds[i].time.median_s = times[i];
+    rounds[i].bound_s = bounds[i];
+  }
+  const bench::Result merged = bench::merge_rounds(rounds);
+  BOOST_TEST(merged.time.median_s == 3.0);
+  BOOST_TEST(bench::over_bound(merged) == 2.0);
+  BOOST_TEST(merged.over_bound_min == 0.5);
+  BOOST_TEST(merged.over_bound_max == 3.0);
+  rounds[1].bound_s = 0;  // a round without its bound: no bound at all, rather than a median of fewer
+  BOOST_TEST(bench::merge_rounds(rounds).bound_s == 0.0);
+  BOOST_TEST(bench::over_bound(bench::merge_rounds(rounds)) == -1.0);
+}
