@@ -54,15 +54,22 @@ inline void stream_fence() {
 }
 
 // K output columns at once, a stride apart (column-major: the matrix's row
-// count): out[k * stride + i] = value(i, k) for i < n, k < K. Straight into
-// out, or (stream) through small buffers in L1 that stream_store then writes
-// past the caches. A kernel that writes K columns per sweep step loads its
-// per-row values (mean, rstd, ...) once for the K of them.
+// count): out[k * stride + i] = value(i, k) for i < n, k < K.
+//
+// Streamed, through small buffers in L1 that stream_store then writes past
+// the caches, filled row by row for the K columns: a kernel's per-row values
+// (mean, rstd, ...) are loaded once for the K of them while x streams in.
+// Not streamed (the output fits in cache), straight into out, one column
+// after another: each loop is then a plain sweep the compiler vectorises.
+// Filled row by row there too, GCC 12 vectorised none of the grouped loops
+// (-fopt-info-vec), and fused LayerNorm 64x768 took 161 us instead of 120
+// (the kernels alone, forward + backward).
 template <std::size_t K, class Value>
 void write_columns(double* out, std::size_t stride, std::size_t n, bool stream, Value value) {
   if (!stream) {
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t k = 0; k < K; ++k) out[k * stride + i] = value(i, k);
+    for (std::size_t k = 0; k < K; ++k) {
+      double* const out_k = out + k * stride;
+      for (std::size_t i = 0; i < n; ++i) out_k[i] = value(i, k);
     }
     return;
   }
