@@ -77,10 +77,10 @@ std::size_t large_buffer_bytes();
 // whatever --caches says, so a buffer the case has just written is not read
 // back from the last-level cache (480 MB here). Warm, non-temporal stores to
 // such lines ran at 2.2-6.8 GB/s in `--case` runs, 21-23 evicted. Whole warm
-// runs measured write_nt at 2.3-2.5 GB/s while the eviction buffer was
-// allocated after the case's buffer; the bandwidth cases now allocate it first
-// (21-22 GB/s). These rows are the machine's references; no bound is priced
-// at their rates any more (Result::bound_s is measured beside each case).
+// runs still measure write_nt at 2.5 GB/s in some processes and 21-23 in
+// others (the same binary; where the pages land). These rows are the
+// machine's references; no bound is priced at their rates any more
+// (Result::bound_s is measured beside each case, on its own buffers).
 Plan from_memory(const Plan& plan);
 
 }  // namespace bench

@@ -56,8 +56,9 @@ Case bandwidth_case(const std::string& name, std::size_t bytes, double read, dou
   return {name, shape, [=](const Plan& plan) {
             const std::size_t n = bytes / sizeof(double);
             // The eviction buffer first, then ours: allocated the other way
-            // round, a non-temporal fill here ran at 2.4 GB/s instead of 16
-            // (same program, same sizes; where the pages land, not the stores).
+            // round, a standalone non-temporal fill ran at 2.4 GB/s instead of
+            // 16-22 every time. Whole runs still get 2.5 GB/s in some
+            // processes: where the pages land, which a process does not choose.
             const Plan cold = from_memory(plan);
             evict_caches(cold.evict_bytes);
             std::vector<double> a(n, 1.0), b(write > 0 && read > 0 ? n : 0, 0.0);  // touched now: no page faults timed

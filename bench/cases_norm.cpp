@@ -69,8 +69,9 @@ void set_traffic(Result& r, Shape s) {
 // Nothing that does the case's work from where its inputs are can take less.
 // Timed with the case's plan, right after it, so the same caches, pages and
 // drift price both. (Rates measured on other buffers do not: the bandwidth
-// rows' non-temporal fill ran at 2.4 or 22 GB/s depending only on whether
-// its buffer was allocated before or after the eviction buffer.)
+// rows' non-temporal fill runs at 2.5 GB/s in some processes and 21-23 in
+// others, the same binary, and they ran on 4 KB pages where the kernels use
+// huge pages.)
 void least_traffic(const arma::mat& x, const arma::mat& dy, arma::mat& y, arma::mat& dx) {
   double sums = sum_of(x.memptr(), x.n_elem);
   fill_streamed(y.memptr(), y.n_elem, 1.0);

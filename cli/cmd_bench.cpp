@@ -153,8 +153,9 @@ int cmd_bench(const std::vector<std::string>& args) {
   const bench::Plan plan = make_plan(quick, repeats, caches == "cold");
   if (quick) rounds = std::min(rounds, 2);
   print_header(plan, quick, rounds);
-  // The eviction buffer before any case's buffers: non-temporal stores into
-  // memory allocated before it ran at 2.4 GB/s instead of 21 (bench/README.md).
+  // The eviction buffer before any case's buffers, as when the bandwidth rows
+  // ran first: a --case run that allocated it after them ran the fused
+  // LayerNorm 16384x1024 cold in 75-80 ms, 70-73 before it (bench/README.md).
   bench::evict_caches(bench::from_memory(plan).evict_bytes);
   const bench::Rounds both = run_both(plan, quick, only, peer_mode == "auto", keep_memory, rounds);
   const std::vector<bench::Result>& results = both.ours;
