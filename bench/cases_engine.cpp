@@ -55,12 +55,10 @@ Case bandwidth_case(const std::string& name, std::size_t bytes, double read, dou
   const std::string shape = std::to_string(bytes >> 20) + " MB";
   return {name, shape, [=](const Plan& plan) {
             const std::size_t n = bytes / sizeof(double);
-            // The eviction buffer first, then ours: allocated the other way
-            // round, a standalone non-temporal fill ran at 2.4 GB/s instead of
-            // 16-22 every time. Whole runs still get 2.5 GB/s in some
-            // processes: where the pages land, which a process does not choose.
+            // `autograd bench` allocates the eviction buffer before any case's
+            // (cli/cmd_bench.cpp): allocated after ours, a standalone
+            // non-temporal fill ran at 2.4 GB/s instead of 16-22 every time.
             const Plan cold = from_memory(plan);
-            evict_caches(cold.evict_bytes);
             std::vector<double> a(n, 1.0), b(write > 0 && read > 0 ? n : 0, 0.0);  // touched now: no page faults timed
             ag::back_heap_with_huge_pages();  // the pages the tape's matrices get from Tape::clear()
             Result r;
