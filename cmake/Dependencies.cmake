@@ -33,9 +33,29 @@ else()
   autograd_require(FALSE "cmark-gfm (Markdown to HTML)" "libcmark-gfm-dev libcmark-gfm-extensions-dev")
 endif()
 
+# A program the build can do without, found once: when it is missing, configure
+# warns with the package to install and records the name in
+# BUILD/missing-tools.txt, so cmake/run.sh configures again once a later mode
+# has installed it (a cached NOTFOUND is searched for again on every configure).
+set_property(GLOBAL PROPERTY AUTOGRAD_MISSING_TOOLS "")
+function(autograd_optional_program var name package why)
+  find_program(${var} ${name})
+  if(NOT ${var})
+    message(WARNING "${name} was not found: ${why}. Install it with:  apt-get install -y ${package}")
+    set_property(GLOBAL APPEND PROPERTY AUTOGRAD_MISSING_TOOLS ${name})
+  endif()
+endfunction()
+
+# Written at the end of the top-level CMakeLists.txt: one missing program a line.
+function(autograd_write_missing_tools)
+  get_property(missing GLOBAL PROPERTY AUTOGRAD_MISSING_TOOLS)
+  list(JOIN missing "\n" lines)
+  if(lines)
+    string(APPEND lines "\n")
+  endif()
+  file(WRITE ${CMAKE_BINARY_DIR}/missing-tools.txt "${lines}")
+endfunction()
+
 # gnuplot itself is needed only at run time, to draw: without it the programs
 # still write their CSV files and say which package draws the plots.
-find_program(GNUPLOT_EXECUTABLE gnuplot)
-if(NOT GNUPLOT_EXECUTABLE)
-  message(WARNING "gnuplot was not found: plots will be skipped. Install it with:  apt-get install -y gnuplot-nox")
-endif()
+autograd_optional_program(GNUPLOT_EXECUTABLE gnuplot gnuplot-nox "plots will be skipped")

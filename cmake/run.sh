@@ -23,6 +23,7 @@ if [[ "$mode" == demo ]]; then packages+=(python3); fi
 if [[ "$mode" == test ]] && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 
 missing=()
+installed=0
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -32,6 +33,7 @@ if ((${#missing[@]})); then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq "${missing[@]}" >/dev/null
+    installed=1
   else
     echo "missing packages; run:  sudo apt-get install -y ${missing[*]}" >&2
     exit 1
@@ -40,11 +42,23 @@ fi
 
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
-# Configure unless a complete earlier configure left its build files behind.
-if [[ ! -f "$build/build.ninja" && ! -f "$build/Makefile" ]]; then
-  rm -f "$build/CMakeCache.txt"
-  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
-fi
+# configure DIR [cmake options...]: configure when no complete earlier configure
+# left its build files behind, when this run installed packages, or when the
+# last configure found a program missing (DIR/missing-tools.txt lists them: a
+# tree configured by `main` before `test` installed emscripten must find emcc).
+configure() {
+  local dir="$1"; shift
+  if [[ ! -f "$dir/build.ninja" && ! -f "$dir/Makefile" ]]; then
+    rm -f "$dir/CMakeCache.txt"
+  elif ((!installed)) && [[ ! -s "$dir/missing-tools.txt" ]]; then
+    return 0
+  fi
+  local g=("${generator[@]}")
+  # An existing tree keeps the generator it was made with.
+  if [[ -f "$dir/CMakeCache.txt" ]]; then g=(); fi
+  cmake -S "$root" -B "$dir" "${g[@]}" "$@"
+}
+configure "$build" -DCMAKE_BUILD_TYPE=Release
 # main builds the autograd program and what it links, nothing else: the first run a
 # newcomer waits for. demo builds the page only. test builds everything else (tests,
 # lessons, benchmarks) before ctest; the page is built by its own test (page_build).
@@ -72,10 +86,7 @@ case "$mode" in
     if [[ "${AUTOGRAD_SANITIZE:-1}" != 0 ]]; then
       echo "== the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer =="
       sanitize="${build}-asan"
-      if [[ ! -f "$sanitize/build.ninja" && ! -f "$sanitize/Makefile" ]]; then
-        rm -f "$sanitize/CMakeCache.txt"
-        cmake -S "$root" -B "$sanitize" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOGRAD_SANITIZE=ON
-      fi
+      configure "$sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAUTOGRAD_SANITIZE=ON
       cmake --build "$sanitize" -j "$(nproc)"
       # A report fails its test: UBSan aborts (-fno-sanitize-recover), ASan and
       # LeakSanitizer exit non-zero, and the CLI tests also see the extra stderr.
