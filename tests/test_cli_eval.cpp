@@ -55,7 +55,7 @@ std::string forged(const std::string& from, const std::string& key, const std::s
   std::vector<const ag::Parameter*> view;
   for (const ag::Parameter& p : params) view.push_back(&p);
   const std::string path =
-      path_of(key + "-" + std::to_string(std::hash<std::string>()(line)) + "-" + std::to_string(scale) + ".ckpt");
+      path_of(key + "-" + std::to_string(std::hash<std::string>()(line)) + (scale == 1 ? "" : "-scaled") + ".ckpt");
   std::ofstream(path, std::ios::binary) << ag::encode_checkpoint(view, metadata);
   return path;
 }
