@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "autograd/format.h"
 #include "cli/cli.h"
 #include "notebooks/render.h"
 
@@ -61,7 +62,7 @@ int cmd_notebook(const std::vector<std::string>& args) {
   const fs::path source_dir = source.empty() ? fs::path(AUTOGRAD_SOURCE_DIR) / "notebooks" : fs::path(source);
   const std::vector<std::string> all = lesson_names(source_dir);
   if (action == "list") {
-    for (const std::string& name : all) std::cout << name << "\n";
+    for (const std::string& name : all) std::cout << ag::printable(name) << "\n";  // file names
     return 0;
   }
   if (action != "render") throw UsageError("expected 'render' or 'list', got '" + action + "'");
@@ -79,7 +80,7 @@ int cmd_notebook(const std::vector<std::string>& args) {
   const bool md = format.find("md") != std::string::npos, html = format.find("html") != std::string::npos;
   for (const std::string& name : chosen) {
     render_lesson(name, source_dir, bin_dir, out_dir, md, html);
-    std::cout << "rendered " << name << " -> " << (out_dir / name).string() << (md ? ".md" : "")
+    std::cout << "rendered " << ag::printable(name) << " -> " << ag::printable((out_dir / name).string()) << (md ? ".md" : "")
               << (md && html ? ", " : "") << (html ? ".html" : "") << "\n";
   }
   return 0;

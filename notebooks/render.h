@@ -43,7 +43,9 @@ std::vector<std::string> lesson_names(const std::filesystem::path& source_dir);
 
 // Runs BIN/notebook_NAME into a private folder beside OUT; only once it has
 // succeeded do its plots, OUT/NAME.md and OUT/NAME.html replace the last
-// render's (a failing lesson leaves the last good render as it was).
+// render's (a failing lesson leaves the last good render as it was), all
+// together or none: a target that cannot be replaced (a directory where
+// NAME.html goes) is a DataError naming it, and the old files stay as they were.
 void render_lesson(const std::string& name, const std::filesystem::path& source_dir,
                    const std::filesystem::path& bin_dir, const std::filesystem::path& out_dir, bool md, bool html);
 
