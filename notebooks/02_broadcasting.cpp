@@ -57,9 +57,13 @@ NB_CELL {
 //
 // ## A column, and a scalar
 //
-// The same holds for a column c (Nx1) repeated across the columns, and for a
-// scalar s (1x1) repeated everywhere: their gradients are the row sums and the
-// total sum of dL/dy.
+// The same rule holds for a column c (3x1) repeated across the columns, and
+// for a scalar s (1x1) repeated everywhere: each one's gradient is the sum of
+// the gradients that reach its copies. Here the column *multiplies* x, in
+// y = x * c + s, so the copy of c(i) in y(i, j) receives dL/dy(i, j) x(i, j) =
+// w(i, j) x(i, j), and dL/dc is the row sums of w * x (not of w: those would
+// be [2, 0.5, 6]). The scalar is added, so each copy receives w(i, j) and
+// dL/ds is the sum of all of w.
 
 // %%
 NB_CELL {
@@ -71,6 +75,7 @@ NB_CELL {
   tape.backward(loss);
   nb::show("dL/dc", c.grad());
   nb::show("row sums of w * x", arma::sum(w % x, 1));
+  nb::show("row sums of w alone (what an added column would get)", arma::sum(w, 1));
   nb::show("dL/ds", s.grad());
   nb::check_close("dL/dc = row sums of w * x", c.grad(), arma::mat(arma::sum(w % x, 1)), 1e-12);
   nb::check_close("dL/ds = sum of all w", s.grad()(0), arma::accu(w), 1e-12);

@@ -316,6 +316,7 @@ NB_CELL {
   nb::check_close("dx sums to zero with gamma != 1", arma::accu(vx.grad()), 0.0, 1e-12);
 }
 
+// %% [markdown]
 // ## What to remember
 //
 // - dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gamma.

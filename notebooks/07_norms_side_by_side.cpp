@@ -88,7 +88,9 @@ NB_CELL {
 // positive value and two negative ones (LayerNorm), or one value near sqrt(3) and
 // two near 0 (RMSNorm, which keeps everything positive because it never subtracts
 // the mean). BatchNorm puts each feature on its own scale: the 0.01-0.06 column
-// becomes as informative as the 200 column.
+// comes out with the same spread as the 200 column. Normalising adds no
+// information; it only stops one feature's size from drowning the others'
+// differences in whatever comes next.
 //
 // One number is not 1: BatchNorm's column 2 has variance 0.97. Its values spread
 // by a few hundredths, so its variance is only 3.5e-4, and eps = 1e-5 inside the
@@ -148,9 +150,13 @@ NB_CELL {
 //
 // "Batches of one at inference" is not the reason: at inference BatchNorm
 // does not use the batch at all, it uses the running mean and variance it
-// tracked in training. The reasons are these three; the next cell measures the
-// second and the third, and the section after it measures the first with a
-// BatchNorm module that keeps running statistics:
+// tracked in training. Three reasons are measured here (the next cell measures the
+// second and the third, and the section after it the first, with a BatchNorm
+// module that keeps running statistics). They are not the whole story: Shen
+// et al. (2020, "PowerNorm: Rethinking Batch Normalization in Transformers")
+// studied BatchNorm in Transformers for language and traced its failure to
+// large fluctuations of the batch statistics, and of their gradients, from
+// batch to batch of text, which is reason 1 at work during training as well:
 //
 // 1. **Train/inference mismatch.** Training normalises with the batch's
 //    statistics, inference with running averages. When batch statistics are
@@ -655,7 +661,7 @@ NB_CELL {
 // the machine hits all of them alike, and for each version the **median** of
 // its 9 runs with the spread (fastest and slowest). Nothing below asserts a
 // timing: the numbers are whatever this machine did while the notebook ran,
-// and the lead's builds may have been running at the same time.
+// and other programs may have been running on it at the same time.
 // `autograd bench` is the measurement to quote (more repeats, larger shapes,
 // PyTorch alongside; docs/performance.md).
 

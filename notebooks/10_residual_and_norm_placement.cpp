@@ -2,14 +2,18 @@
 // # Lesson 10: residual connections, and where LayerNorm sits
 //
 // A transformer block has two sublayers, attention and a feed-forward network
-// (FFN), and each is wrapped in a residual connection: the block adds the
+// (FFN: a Linear to 4 times the width, GELU, a Linear back; GELU(x) = x Phi(x),
+// Phi the standard normal CDF, is a smooth ReLU that lets small negative
+// values through, Hendrycks and Gimpel 2016, used here in GPT-2's tanh
+// approximation, ops/gelu.h), and each is wrapped in a residual connection: the block adds the
 // sublayer's output to its input instead of replacing it. Where the norm
 // goes is the subject of this lesson. The seeds put it in two places: seed 000
 // normalises the matrix it gets "after adding the Residual Connection" (post-LN,
 // the original Transformer of Vaswani et al. 2017), and seed 002 says LayerNorm
 // appears "before and/or after every Attention and FFN layer", because without
-// it "activations in deep networks would explode or vanish". GPT-2 puts it
-// before (pre-LN):
+// it "activations in deep networks would explode or vanish". GPT-2 (Radford et
+// al. 2019, sec. 2.3) puts it before (pre-LN), with one more LayerNorm after
+// the last block:
 //
 // | placement | one sublayer f | the residual path |
 // |---|---|---|
@@ -73,8 +77,12 @@ arma::mat jacobian(const std::function<Var(Var)>& F, const arma::mat& x) {
 // Jacobian (transposed). For y = x + f(x) that Jacobian is I + J_f: the
 // identity is a path on which the gradient passes through unchanged, whatever
 // J_f does. It is not a guarantee that no direction shrinks: J_f is added to
-// I, and where J_f points against the identity, I + J_f is smaller than 1. We take one attention sublayer and one FFN (width 16, 4 heads,
-// the project's Xavier initialisation) on a sequence of 4 tokens with unit
+// I, and where J_f points against the identity, I + J_f is smaller than 1.
+// We take one attention sublayer and one FFN (width 16, 4 heads, the
+// project's Xavier initialisation: uniform in +-sqrt(6 / (fan_in + fan_out)),
+// variance 2 / (fan_in + fan_out), Glorot and Bengio 2010's compromise
+// between keeping the forward and the backward variance at 1) on a sequence
+// of 4 tokens with unit
 // variance, and compute both Jacobians (64 x 64) with the tape, one backward
 // pass per output element.
 
@@ -284,7 +292,10 @@ NB_CELL {
 // loss of log 27 = 3.30 nats (makemore part 3's first check). `ag::Gpt` is
 // initialised for that (nn/gpt.cpp): the head's weights are scaled by 0.1, so
 // the first logits are near 0, and the two projections of each block that
-// write into the residual stream are scaled by 1/sqrt(2 x 12) as in GPT-2, so
+// write into the residual stream are scaled by 1/sqrt(2 x 12) as in GPT-2
+// (Radford et al. 2019, sec. 2.3: "scale the weights of residual layers at
+// initialization by a factor of 1/sqrt(N) where N is the number of residual
+// layers"), so
 // the 24 terms the blocks add to the stream do not grow it with depth. Below,
 // the first loss on the batch above with each of the two scalings undone.
 
@@ -316,6 +327,23 @@ double first_loss(Placement p, double head, double residual, const Batch& b) {
   return loss_on(model, b);
 }
 
+// How large the old init's first logits are (no norm), and the cross-entropy that
+// independent normal logits of the same sd would give, by Monte Carlo.
+void print_old_init_logits(const Batch& b) {
+  ag::Rng rng(1);
+  ag::Gpt model(gpt_spec(Placement::None, kStack), rng);
+  rescale(model, 10, std::sqrt(2.0 * kStack));
+  Tape tape;
+  ag::NoGrad no_grad(tape);
+  const arma::mat logits = model.logits(tape, b.input, b.lengths).value();
+  const double sd = arma::stddev(arma::vectorise(logits));
+  const arma::mat z = ag::Rng(7).normal(20000, 27, sd);
+  const arma::vec top = arma::max(z, 1);
+  const arma::vec lse = top + arma::log(arma::sum(arma::exp(z.each_col() - top), 1));
+  std::printf("none, the old init: first logits' sd %.2f; i.i.d. normal logits of that sd over 27 classes "
+              "give a cross-entropy of %.1f nats on average\n", sd, arma::mean(lse - z.col(0)));
+}
+
 NB_CELL {
   const Batch batch = ag::gather_sequences(train_seqs, 0, 64);
   const double undo_residual = std::sqrt(2.0 * kStack), log27 = std::log(27.0);
@@ -337,6 +365,7 @@ NB_CELL {
   nb::check(none[3] > 4 * std::max(none[1], none[2]), "none: the two undone together give over 4x either alone");
   nb::check(pre[2] < log27 + 0.05, "pre-LN, residual unscaled: the first loss stays within 0.05 of log 27");
   nb::check(post[1] > log27 + 0.4 && pre[1] > log27 + 0.4, "post and pre, the head x 10: over 0.4 nats above log 27");
+  print_old_init_logits(batch);
 }
 
 // %% [markdown]
@@ -345,7 +374,10 @@ NB_CELL {
 // The same 12-block GPT, each placement from the same weights and the same
 // batches: Adam at a constant learning rate of 1e-3 with no warm-up (the
 // setting in which Xiong et al. 2020 say post-LN needs a warm-up), the
-// gradient norm clipped to 1, 60 steps of 8 words. Then post-LN and pre-LN
+// gradient norm clipped to 1 (if the gradient of all parameters together has
+// norm g > 1 it is multiplied by 1 / g, so no step's direction changes but
+// none is longer than a norm-1 gradient would make it; Pascanu et al. 2013
+// introduced it against exploding gradients), 60 steps of 8 words. Then post-LN and pre-LN
 // again without clipping, and post-LN with a linear warm-up over 50 steps. The curve is the training
 // loss averaged over 10 steps; the dashed line is the count bigram on the
 // same validation words, the baseline a language model has to beat.

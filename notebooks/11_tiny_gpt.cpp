@@ -2,7 +2,9 @@
 // # Lesson 11: a tiny GPT on the tape
 //
 // Everything a GPT computes is an op this project already has: matmul,
-// transpose, a causal mask, softmax, embeddings, LayerNorm, GELU. This lesson
+// transpose, a causal mask, softmax, embeddings, LayerNorm, GELU (the
+// feed-forward's activation, x Phi(x) with Phi the normal CDF, Hendrycks and
+// Gimpel 2016; lesson 10). This lesson
 // builds one attention head from those primitives and checks it against the
 // module `ag::CausalSelfAttention` (nn/attention.h), compares the composed
 // softmax with the fused one, lists what every node of a head keeps for
@@ -180,7 +182,8 @@ NB_CELL {
 // embeddings, 2 blocks of width 32 with 4 heads, a final LayerNorm and a
 // linear head to the 27 tokens (the boundary and a-z). One training step is
 // the loop below, written out: clear the tape, forward, cross-entropy of every
-// next character, backward, clip the gradient norm, an Adam step. Batches are
+// next character, backward, clip the gradient norm (lesson 10; Pascanu et
+// al. 2013), an Adam step. Batches are
 // 32 words from /usr/share/dict/words (data/text.h); the validation words are
 // held out, and the count bigram on the same words is the baseline.
 
@@ -250,9 +253,9 @@ NB_CELL {
 // %% [markdown]
 // Before training the model is a uniform guess: its validation loss is log 27
 // to within a few hundredths. That is by design (nn/gpt.cpp): the head's
-// weights start at a tenth of their Xavier size, so the first logits are all
-// near 0, and the residual projections are scaled by 1/sqrt(2 layers) as in
-// GPT-2. makemore (part 3) treats a first loss far above log V as a defect of
+// weights start at a tenth of their Xavier size (Glorot and Bengio 2010), so
+// the first logits are all near 0, and the residual projections are scaled by
+// 1/sqrt(2 layers) as in GPT-2 (Radford et al. 2019, sec. 2.3). makemore (part 3) treats a first loss far above log V as a defect of
 // the initialisation: the model starts confidently wrong, and its first steps
 // are spent only on shrinking the logits. Lesson 10 measures what each of the
 // two scalings does.
@@ -315,8 +318,11 @@ NB_CELL {
 // sees one character further back, reaches 2.17. An ablation separates the
 // two: the same GPT, the same 300 batches, its position embedding zeroed and
 // frozen. Then only attention can tell it anything beyond the current
-// character (the causal mask lets it count how many characters came before,
-// and see which ones).
+// character. It can still learn something about position: a causal model
+// without position embeddings can infer where it is from what its mask lets
+// it see (Irie et al. 2019; Haviv et al. 2022 measured it in large models).
+// This ablation does not separate that from attention to the earlier
+// characters themselves.
 
 // %%
 NB_CELL {

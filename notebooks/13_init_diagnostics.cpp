@@ -41,7 +41,8 @@ void histogram(const arma::vec& v, double lo, double hi, arma::uword bins, std::
 // width 32, on 64 tokens whose embeddings have the GPT's scale (sd
 // sqrt(2 / 32), token plus position). After each block we measure the
 // standard deviation of the stream, with the residual projections as Xavier
-// draws them and scaled by 1/sqrt(24) as GPT-2 does, and draw the histogram
+// draws them (Glorot and Bengio 2010) and scaled by 1/sqrt(24) as GPT-2 does
+// (Radford et al. 2019, sec. 2.3), and draw the histogram
 // of the stream after blocks 1, 6 and 12.
 
 // %%
@@ -211,9 +212,11 @@ NB_CELL {
 // Xavier's scale (sd 0.015), so its first ratio is about 3e-3 / 0.015 = 0.2,
 // the largest, and it falls as the head grows (to 0.054 by step 100,
 // printed above) and Adam's steps shrink below lr. By step 100 every ratio sits
-// between 5e-3 and 1.5e-2, above makemore's rough 1e-3: at this rate with no
-// warm-up the updates are large, which is one reason `autograd train` warms
-// the rate up over its first 200 steps.
+// between 5e-3 and 1.5e-2, above makemore's rough 1e-3 (the dashed line): at
+// this rate with no warm-up the first updates are large. Keeping the first
+// updates small is what a warm-up is for (lesson 15 writes one and measures
+// it), and `autograd train` warms its rate up by default; this lesson does
+// not measure whether that helps here.
 //
 // ## What to remember
 //
