@@ -152,14 +152,14 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. x is 3x4 and b is 1x4; y = x + b. What is dL/db for L = sum(y)? And for
+// 1. (easy) x is 3x4 and b is 1x4; y = x + b. What is dL/db for L = sum(y)? And for
 //    L = mean(y)? Check both on a tape.
-// 2. c is 3x1 and y = x + c (c repeated across the 4 columns). For
+// 2. (easy) c is 3x1 and y = x + c (c repeated across the 4 columns). For
 //    L = sum(w * y), write dL/dc in terms of w, then check it.
-// 3. s is 1x1 and y = s * x (element-wise, s repeated everywhere). Give
+// 3. (easy) s is 1x1 and y = s * x (element-wise, s repeated everywhere). Give
 //    dL/ds and dL/dx in terms of dL/dy and x.
-// 4. Why does the backward of mean(x, dim=1) divide by the number of
+// 4. (easy) Why does the backward of mean(x, dim=1) divide by the number of
 //    **columns** D, not by the number of rows N?
-// 5. For one row, y = x - mean(x) (centring). Show that dx = dy - mean(dy),
+// 5. (medium) For one row, y = x - mean(x) (centring). Show that dx = dy - mean(dy),
 //    and that every row of dx sums to zero whatever dy is. (Lesson 04 meets
 //    this again inside LayerNorm.)

@@ -36,6 +36,8 @@
 #include <limits>
 #include <string>
 
+#include "autograd/rng.h"
+#include "nn/optim.h"
 #include "notebooks/notebook.h"
 #include "ops/layernorm.h"
 #include "ops/ops.h"
@@ -239,6 +241,88 @@ NB_CELL {
 // different formula. Its "normalized std 0.999999" is right, and eps is why:
 // the normalised row has variance var / (var + eps) = 5 / 5.00001, a hair under 1.
 //
+// ## Why gamma and beta are trained
+//
+// Seed 002 asks why gamma and beta are trainable. Without them every output
+// row of LayerNorm has mean 0 and variance (almost) 1, whatever the layer
+// before it does: the normalisation would decide each feature's scale and
+// offset for the next layer. With them the network can pick any scale and
+// offset per feature, including undoing the normalisation where that helps.
+//
+// A measurement: targets t = LN(x W*) gamma* + beta* with a scale and an
+// offset other than 1 and 0, and two models y = LN(x W) gamma + beta trained
+// on them with Adam, W always trained. In one, gamma and beta are trained too;
+// in the other they are frozen at 1 and 0. The frozen model's output rows
+// have mean 0 and a standard deviation s_y < 1 for any W, so its squared
+// error per element on a target row of mean m and (biased) standard
+// deviation s is at least m^2 + (s - 1)^2 when s > 1: the distance from the
+// target to the closest row it can produce. That floor is a fact of the
+// geometry, not of the training, so the check below holds on every build.
+
+// %%
+struct AffineFit {
+  arma::mat gamma, beta;
+  double loss = 0;
+};
+
+// Fits y = LN(x W) gamma + beta to t by 1500 full-batch Adam steps (lr 1e-2); W starts at
+// w0. With `affine` false, gamma and beta stay 1 and 0 (constants on the tape).
+AffineFit fit_layernorm(const arma::mat& x, const arma::mat& t, const arma::mat& w0, bool affine) {
+  const arma::uword D = t.n_cols;
+  ag::Parameter w("W", w0), gamma("gamma", arma::ones(1, D)), beta("beta", arma::zeros(1, D));
+  std::vector<ag::Parameter*> trained = {&w};
+  if (affine) trained.push_back(&gamma), trained.push_back(&beta);
+  ag::AdamOptions options;
+  options.lr = 1e-2;
+  ag::Adam adam(trained, options);
+  AffineFit fit;
+  for (int step = 0; step < 1500; ++step) {
+    Tape tape;
+    Var g = affine ? tape.param(gamma) : tape.constant(gamma.value());
+    Var b = affine ? tape.param(beta) : tape.constant(beta.value());
+    Var y = ag::layernorm_fused(ag::matmul(tape.constant(x), tape.param(w)), g, b, eps);
+    Var loss = ag::sum(ag::square(y - tape.constant(t))) * (1.0 / double(t.n_elem));
+    adam.zero_grad();
+    tape.backward(loss);
+    adam.step();
+    fit.loss = loss.item();
+  }
+  fit.gamma = gamma.value(), fit.beta = beta.value();
+  return fit;
+}
+
+NB_CELL {
+  const arma::uword N = 256, D = 8;
+  ag::Rng rng(21);
+  const arma::mat x = rng.normal(N, D, 1.0), w_true = rng.normal(D, D, 1.0), w0 = rng.normal(D, D, 1.0);
+  const arma::mat gamma_true = {{3.0, 0.5, 2.0, 1.5, 2.5, 1.0, 4.0, 2.0}};
+  const arma::mat beta_true = {{1.0, -0.5, 0.0, 2.0, 0.5, -1.0, 1.5, 0.0}};
+  Tape tape;
+  const arma::mat t = ag::layernorm_fused(tape.constant(arma::mat(x * w_true)), tape.constant(gamma_true),
+                                          tape.constant(beta_true), eps).value();
+  // The floor for outputs of mean 0 and standard deviation at most 1, row by row.
+  const arma::vec m = arma::mean(t, 1), s = arma::sqrt(arma::vec(arma::mean(arma::square(t.each_col() - m), 1)));
+  const double floor = arma::mean(arma::square(m) + arma::square(arma::clamp(s - 1, 0.0, arma::datum::inf)));
+  const AffineFit trained = fit_layernorm(x, t, w0, true), frozen = fit_layernorm(x, t, w0, false);
+  nb::show("gamma*", gamma_true, 3);
+  nb::show("gamma learned", trained.gamma, 3);
+  nb::show("beta*", beta_true, 3);
+  nb::show("beta learned", trained.beta, 3);
+  std::printf("mean squared error after 1500 steps: gamma and beta trained %.3g, frozen at 1 and 0 %.4f; "
+              "the frozen model's floor %.4f\n", trained.loss, frozen.loss, floor);
+  nb::check(frozen.loss >= floor - 1e-9, "frozen gamma and beta: the error cannot go below the floor");
+  nb::check(trained.loss < floor / 100, "trained gamma and beta: the error ends below 1% of that floor");
+}
+
+// %% [markdown]
+// The trained model finds gamma* and beta* and fits the targets; the frozen
+// one stops at its floor, however long it trains, because no choice of W can
+// give its rows another mean or spread. That is the whole reason the two
+// vectors exist: normalising fixes the statistics for the optimiser's sake,
+// and gamma and beta give the model back the freedom to choose them (Ioffe
+// and Szegedy 2015 made the same argument for BatchNorm's; Ba et al. 2016
+// kept it for LayerNorm).
+//
 // ## Biased or unbiased: why seed 003 prints std 1.069044
 //
 // Seed 003 normalises tokens of 8 features and then reports the output's
@@ -312,7 +396,7 @@ NB_CELL {
 // The two safe ways: **two passes** (first the mean, then the mean of (x -
 // mean)^2), or **shifted sums** (subtract any value near the mean, here the
 // row's first element, before squaring; the variance does not change). The
-// project's fused kernels use shifted sums in double (`ops/layernorm.cpp`).
+// project's fused kernels use shifted sums in double (`ops/norm_kernels.cpp`).
 
 // %%
 NB_CELL {
@@ -389,16 +473,16 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Normalise the row [2, 4, 6] by hand with eps = 0: mean, biased variance,
+// 1. (easy) Normalise the row [2, 4, 6] by hand with eps = 0: mean, biased variance,
 //    std, output. Then give the output's variance with eps = 1e-5.
-// 2. What does LayerNorm output for a constant row [c, c, c], with eps = 1e-5
+// 2. (easy) What does LayerNorm output for a constant row [c, c, c], with eps = 1e-5
 //    and with eps = 0? What does that say about why eps is there?
-// 3. Take the correct output of seed 000's row 4 (the table above) and write
+// 3. (medium) Take the correct output of seed 000's row 4 (the table above) and write
 //    down a different row that has the same mean and the same variance. Why can
 //    no test on mean and variance alone catch it?
-// 4. A tutorial prints `torch.std` of a LayerNorm output with D = 768. What
+// 4. (easy) A tutorial prints `torch.std` of a LayerNorm output with D = 768. What
 //    number should it print (to 6 decimals), and why is it not 1?
-// 5. **Hard mode.** Implement LayerNorm from this statement alone, without
+// 5. (hard) **Hard mode.** Implement LayerNorm from this statement alone, without
 //    looking at the formula above: *each row of x is shifted and scaled so that
 //    its features have mean zero and unit (biased) variance, with a small eps
 //    added to the variance for safety; then each feature j is multiplied by a

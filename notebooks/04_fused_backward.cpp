@@ -329,15 +329,15 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. For a batch of N rows, derive dgamma and dbeta. Why are they sums over
+// 1. (medium) For a batch of N rows, derive dgamma and dbeta. Why are they sums over
 //    the rows, and which lesson's rule is that?
-// 2. With eps = 0, show that dx is orthogonal to xhat as well as to 1. With
+// 2. (medium) With eps = 0, show that dx is orthogonal to xhat as well as to 1. With
 //    eps > 0, what is sum_j dx_j xhat_j, in terms of dxhat?
-// 3. Take D = 2 and eps = 0. What is xhat for any row with two different
+// 3. (medium) Take D = 2 and eps = 0. What is xhat for any row with two different
 //    values? What is J? What does that mean for training a model whose
 //    LayerNorm has two features?
-// 4. A row has variance exactly eps. What is the eigenvalue of J along xhat, as
+// 4. (easy) A row has variance exactly eps. What is the eigenvalue of J along xhat, as
 //    a fraction of rstd?
-// 5. Write the fused backward for N rows in plain Armadillo (no loops over
+// 5. (hard) Write the fused backward for N rows in plain Armadillo (no loops over
 //    rows: use `each_col`), and check it against the composed tape with
 //    `ag::gradcheck` or with the checks of the second cell.

@@ -763,21 +763,21 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. In eval mode BatchNorm is an affine map per feature, so it can be folded
+// 1. (medium) In eval mode BatchNorm is an affine map per feature, so it can be folded
 //    into the Linear layer before it: find W' and b' with
 //    BatchNorm(x W + b) = x W' + b', and check it to 1e-12 with `ag::BatchNorm`
 //    after a few training batches. Why can it not be folded in training mode?
-// 2. For which rows do RMSNorm and LayerNorm differ most? Use the matrix x of
+// 2. (medium) For which rows do RMSNorm and LayerNorm differ most? Use the matrix x of
 //    this lesson to explain, and say why the difference matters less when D is
 //    large and the features are roughly centred (and why D = 3, seed 000's
 //    size, is the worst case for such intuitions).
-// 3. What does `ag::BatchNorm` do with a batch of one row in training mode, and
+// 3. (easy) What does `ag::BatchNorm` do with a batch of one row in training mode, and
 //    in eval mode, and why? What does PyTorch's `BatchNorm1d` do? Had the
 //    running variance tracked the biased batch variance, what would it converge
 //    to for batches of N (the lesson measured N = 2)?
-// 4. With the tape, compute d y_0 / d x_3 (token 0's output, token 3's input)
+// 4. (medium) With the tape, compute d y_0 / d x_3 (token 0's output, token 3's input)
 //    for BatchNorm and for LayerNorm over the 4 tokens of this lesson. Which is
 //    zero, and what does that mean for a causal language model?
-// 5. Design a timing experiment that could tell a 10% difference between
+// 5. (medium) Design a timing experiment that could tell a 10% difference between
 //    LayerNorm and RMSNorm from noise. What would you report? Run it with
 //    `autograd bench` and say whether seed 002's "10-15% faster" holds here.

@@ -174,8 +174,11 @@ NB_CELL {
   std::vector<Case> cases;
   cases.push_back({"no residual: ffn(attn(x))", make_stack(Placement::None, true)});
   for (Placement p : kPlacements) cases.push_back({std::string(ag::placement_name(p)) + " (TransformerBlock)", make_stack(p, false)});
+  // Every singular value is drawn; those below 1e-14 of their curve's largest are rounding
+  // (zero in exact arithmetic), drawn as computed, at the floor 1e-30 if exactly 0.
   nb::Plot plot{"stack_spectrum", "Singular values of the Jacobian of 12 blocks (width 16, 4 tokens)",
-                "index (largest first)", "singular value", false, true, {}, {"set key bottom left"}};
+                "index (largest first); below 1e-14 of a curve's largest: rounding, zero in exact arithmetic",
+                "singular value", false, true, {}, {"set key below horizontal", "set xrange [-1:64]"}};
   std::vector<arma::vec> spectra;
   for (Case& c : cases) {
     const arma::vec s = arma::svd(jacobian([&c](Var x) { return run_stack(c.stack, x); }, x0));
@@ -183,7 +186,7 @@ NB_CELL {
     spectra.push_back(s);
     std::vector<double> index, value;
     for (arma::uword i = 0; i < s.n_elem; ++i) {
-      if (s(i) > 1e-14 * s(0)) index.push_back(double(i)), value.push_back(s(i));
+      index.push_back(double(i)), value.push_back(std::max(s(i), 1e-30));
     }
     plot.add(c.name, index, value, "linespoints pt 7 ps 0.5");
   }
@@ -483,8 +486,11 @@ NB_CELL {
 //   direction: the Jacobian's median singular value is 0.02, and T = 4
 //   directions are lost exactly. Each LayerNorm also shrinks each token's
 //   scale direction (along xhat) by eps / (var + eps), lesson 04's second
-//   eigenvalue: one block leaves those 4 at about 2e-11 of the largest, not
-//   zero, and after 24 LayerNorms they have sunk into rounding too. Post-LN's
+//   eigenvalue: about 1e-5 for a variance near 1. A post-LN block has two
+//   LayerNorms, one after each sublayer, and their factors multiply: about
+//   1e-10, times what the rest of the block does, so one block leaves those 4
+//   at about 2e-11 of the largest, not zero. After 24 LayerNorms they have
+//   sunk into rounding too. Post-LN's
 //   block gradients are under a quarter of pre-LN's at block 0 (0.047 against
 //   0.21), and flat across the blocks (0.041 to 0.049).
 // - **The literature.** Xiong et al. (2020, "On Layer Normalization in the
@@ -536,21 +542,21 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Show that for post-LN, y = LN(x + f(x)), the Jacobian is J_LN (I + J_f),
+// 1. (medium) Show that for post-LN, y = LN(x + f(x)), the Jacobian is J_LN (I + J_f),
 //    and use lesson 04's form of J_LN to explain why the product over many
 //    blocks has at least one zero singular value per token. Check it with
 //    `jacobian` on one block.
-// 2. Repeat the gradient-norm measurement with 24 blocks. How do post-LN's
+// 2. (medium) Repeat the gradient-norm measurement with 24 blocks. How do post-LN's
 //    first and last blocks compare now, and pre-LN's?
-// 3. The lesson gives post-LN a linear warm-up over 50 steps
+// 3. (medium) The lesson gives post-LN a linear warm-up over 50 steps
 //    (`train_placement(Placement::Post, 1.0, 50)`), and it ends higher after
 //    60 steps. Why, in so short a run? Why should a warm-up help in general a
 //    model whose gradients are uneven across layers, trained with Adam?
-// 4. With the old initialisation the "none" model starts with a loss of 19
+// 4. (hard) With the old initialisation the "none" model starts with a loss of 19
 //    nats. Where does the scale come from? Measure the standard deviation of
 //    the residual stream after each block, with and without the 1/sqrt(2
 //    layers) scaling, and relate it to the number of blocks.
-// 5. `ag::Gpt` ends both placements with a final LayerNorm `norm_f` before
+// 5. (medium) `ag::Gpt` ends both placements with a final LayerNorm `norm_f` before
 //    the head. In post-LN the last block already ends with a LayerNorm: what
 //    does a second one in a row change (gamma = 1, beta = 0)? Why does pre-LN
 //    need it, and what would the logits of a pre-LN GPT without it look like?

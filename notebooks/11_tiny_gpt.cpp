@@ -149,8 +149,10 @@ NB_CELL {
 // (check/listing.h): id, op, inputs, shape, and the bytes each node holds for
 // its backward. A matmul keeps both of its inputs (dA = dY B^T, dB = A^T dY);
 // `cols`, `transpose`, the scale and the bias add keep nothing (their
-// derivatives are constants); `masked_fill` keeps only where the mask is
-// (its own indices, not a matrix of values); the fused softmax keeps its output.
+// derivatives are constants); `masked_fill` keeps where the mask is, as a
+// list of indices (16 bytes per masked entry: for a 16 x 16 causal mask, 120
+// entries and 1,920 bytes, about what a dense matrix of doubles would take;
+// a bit mask would take 32 bytes); the fused softmax keeps its output.
 
 // %%
 NB_CELL {
@@ -411,20 +413,20 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Derive the fused softmax backward dx = y * (dy - sum(dy * y)) from the
+// 1. (medium) Derive the fused softmax backward dx = y * (dy - sum(dy * y)) from the
 //    Jacobian of softmax, diag(y) - y y^T. Why is the output y all it needs?
-// 2. Why does the module scale q by 1/sqrt(d) before the product instead of
+// 2. (medium) Why does the module scale q by 1/sqrt(d) before the product instead of
 //    scaling q k^T after it? Count the multiplications for a sequence of T
 //    tokens, and say whether the gradients can differ.
-// 3. With the tape, compute d out(i) / d x(j) for the head of this lesson and
+// 3. (medium) With the tape, compute d out(i) / d x(j) for the head of this lesson and
 //    show that it is zero for every j > i. Which nodes make it zero?
-// 4. For a sequence of T tokens and a head of width d, how many bytes does the
+// 4. (medium) For a sequence of T tokens and a head of width d, how many bytes does the
 //    fused head keep for backward, as a function of T and d? Which term wins
 //    for long sequences, and what does that say about long contexts?
-// 5. Train with the composed softmax instead (`spec.block.impl = ag::Impl::Composed`
+// 5. (easy) Train with the composed softmax instead (`spec.block.impl = ag::Impl::Composed`
 //    also switches the norms and the feed-forward's GELU). Are the losses the
 //    same, step by step? To what tolerance, and why not bit for bit?
-// 6. The ablation zeroes the position embedding and its gradient before
+// 6. (medium) The ablation zeroes the position embedding and its gradient before
 //    every Adam step. Why does that keep `wpe` exactly 0 (the lesson checks
 //    it), and would it still with AdamW's weight decay? What would go wrong if
 //    the gradient were zeroed after `adam.step()` instead?

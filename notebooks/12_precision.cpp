@@ -185,7 +185,8 @@ NB_CELL {
 // %%
 NB_CELL {
   nb::Plot plot{"backward_error", "LayerNorm backward in float against double, D = 768, sd 1",
-                "mean of the row (c)", "relative error of dx", true, true, {}, {"set key inside top left"}};
+                "mean of the row (c; c = 0 drawn at 1)", "relative error of dx", true, true, {},
+                {"set key inside top left", "set label 'c = 0' at 1.15, graph 0.08"}};
   std::printf("%8s %14s %14s %14s %14s %14s\n", "mean c", "one-pass", "two-pass", "Welford", "sum dx float", "sum dx double");
   std::vector<double> cs, errors[3];
   const Variance methods[] = {Variance::OnePass, Variance::TwoPass, Variance::Welford};
@@ -225,7 +226,8 @@ NB_CELL {
 // %% [markdown]
 // The plot is on a log scale; c = 0 is drawn at 1, and one-pass at c = 10^4
 // is left out: there its float variance came out negative (printed above),
-// so rstd, and every dx, is NaN. Before that, one-pass's dx error grows
+// so rstd, and every dx, is NaN (the table prints it as inf: the error
+// function returns infinity for any NaN or infinity). Before that, one-pass's dx error grows
 // with its variance error, like c^2 (0.1 at c = 1000). With two-pass or
 // Welford the backward stays within 5e-5 of double at every offset tried,
 // but it too loses digits as c grows (two-pass: 4e-7 up to c = 100, 5e-6 from
@@ -252,12 +254,12 @@ NB_CELL {
 //
 // ## Exercises
 //
-// 1. Show that one-pass's relative error is of order u (c^2 + s^2) / s^2:
+// 1. (medium) Show that one-pass's relative error is of order u (c^2 + s^2) / s^2:
 //    which two rounding errors dominate?
-// 2. Welford's update m2 += delta * (x - mean) uses the mean before and
+// 2. (medium) Welford's update m2 += delta * (x - mean) uses the mean before and
 //    after the update. Show that it computes sum (x_i - mean)^2 exactly in
 //    exact arithmetic.
-// 3. Shift the row by its first element before the one-pass formula
+// 3. (medium) Shift the row by its first element before the one-pass formula
 //    (x - x_0): what does the error become, and why is that a cheap fix?
-// 4. In float, how large may c / s be before two-pass's dx error passes
+// 4. (easy) In float, how large may c / s be before two-pass's dx error passes
 //    1e-3, by the model u c / s? Check it against the table.

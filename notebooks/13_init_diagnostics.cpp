@@ -191,6 +191,7 @@ NB_CELL {
   }
   nb::Plot plot{"update_ratios", "sd(update) / sd(weights) per step, Adam lr 3e-3", "step", "ratio", false, true, {},
                 {"set key top right"}};
+  plot.add("makemore's rough guide, 1e-3", {steps.front(), steps.back()}, {1e-3, 1e-3}, "lines dt 2 lc rgb 'black'");
   for (std::size_t k = 0; k < names.size(); ++k) {
     plot.add(names[k], steps, ratios[k]);
     std::printf("%-20s step 1 %.3g, step 10 %.3g, step 100 %.3g; sd(W) now %.3g\n", names[k].c_str(), ratios[k][0],
@@ -228,13 +229,13 @@ NB_CELL {
 //
 // ## Exercises
 //
-// 1. The head's scale sets the logits' sd exactly (the lesson checks x 10).
+// 1. (easy) The head's scale sets the logits' sd exactly (the lesson checks x 10).
 //    For logits that are independent N(0, s^2) across the 27 tokens, what is
 //    the expected loss to second order in s? Compare with the two losses printed.
-// 2. Repeat the stream measurement with 24 blocks and the scale 1/sqrt(48).
+// 2. (medium) Repeat the stream measurement with 24 blocks and the scale 1/sqrt(48).
 //    Does the stream stay level? And with 1/sqrt(24) (the wrong depth)?
-// 3. Change the learning rate to 3e-2 and 3e-4 in the last cell. How do the
+// 3. (medium) Change the learning rate to 3e-2 and 3e-4 in the last cell. How do the
 //    ratios move, and does the lr / sd(W) rule predict it?
-// 4. The head's ratio falls from 0.2 at step 1 to 0.011 at step 100, faster
+// 4. (medium) The head's ratio falls from 0.2 at step 1 to 0.011 at step 100, faster
 //    than the others. Use the rule ratio = lr / sd(W): what must have happened
 //    to sd(head.weight)? Print it every 10 steps to check.

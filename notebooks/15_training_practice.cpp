@@ -567,19 +567,19 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Show that inverted dropout keeps the expected value: E[y] = x. What is
+// 1. (easy) Show that inverted dropout keeps the expected value: E[y] = x. What is
 //    the variance of y for a fixed x, and why does the lesson's check of the
 //    mean use the noise sqrt(mean(x^2) p / (1 - p) / n)?
-// 2. Non-inverted dropout keeps each activation unscaled in training and
+// 2. (easy) Non-inverted dropout keeps each activation unscaled in training and
 //    multiplies by 1 - p at evaluation. Show that it computes the same
 //    function in expectation. Why did PyTorch choose the inverted form?
-// 3. With plain SGD, show that L2 in the loss with lambda and decoupled
+// 3. (medium) With plain SGD, show that L2 in the loss with lambda and decoupled
 //    decay with the same lambda give the same update. With Adam, write one
 //    step for a weight whose data gradient is g and explain why the L2 term's
 //    effect depends on g.
-// 4. Adam with L2 decays a weight without data gradient at about lr / |w|
+// 4. (medium) Adam with L2 decays a weight without data gradient at about lr / |w|
 //    per step. Derive this from Adam's update with g = lambda w, and say why
 //    lambda drops out. What does Adam's eps change when lambda |w| is tiny?
-// 5. Run the last experiment with a constant learning rate of 3e-2 (no
+// 5. (medium) Run the last experiment with a constant learning rate of 3e-2 (no
 //    cosine), with and without the warm-up. Does the warm-up still help
 //    post-LN? Pre-LN? Then try lr 1e-2.
