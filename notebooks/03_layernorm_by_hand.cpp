@@ -7,7 +7,9 @@
 // 2. divides by the row's standard deviation, sqrt(variance + eps),
 // 3. scales by gamma and shifts by beta (one value per feature, learned).
 //
-//     y = (x - mean) / sqrt(var + eps) * gamma + beta
+// $$
+// y = \frac{x - \mathrm{mean}}{\sqrt{\mathrm{var} + \epsilon}} \, \gamma + \beta
+// $$
 //
 // The variance is the *biased* one: the average of the squared differences,
 // dividing by D (not D - 1). eps = 1e-5 keeps the division safe.
@@ -333,7 +335,9 @@ NB_CELL {
 // dividing by D - 1 = 7 instead of D = 8. LayerNorm made the biased variance
 // (almost) 1, so the unbiased one is 8/7 of it:
 //
-//     unbiased std = sqrt(8 / 7) x biased std = 1.0690450 x 0.9999993 = 1.069044
+// $$
+// \text{unbiased std} = \sqrt{8/7} \times \text{biased std} = 1.0690450 \times 0.9999993 = 1.069044
+// $$
 //
 // (the last factor is sqrt(var / (var + eps)) again.) We build a token with the
 // seed's statistics (mean 1.410, unbiased std 2.718) and measure both.

@@ -233,7 +233,9 @@ NB_CELL {
 // one backward, whatever the number of inputs: pick random directions v (like the input) and
 // u (like the output). The Jacobian J must satisfy
 //
-//     <J v, u>  =  <v, J^T u>
+// $$
+// \langle J v, u \rangle = \langle v, J^T u \rangle
+// $$
 //
 // The left side is a single directional finite difference,
 // (<f(x + h v), u> - <f(x - h v), u>) / 2h; the right side is one backward with

@@ -212,8 +212,12 @@ NB_CELL {
 // In **training mode** (a module's default) it normalises each column with the
 // batch's mean and *biased* variance (`batchnorm_composed`), and then updates
 //
-//     running_mean = 0.9 running_mean + 0.1 batch mean
-//     running_var  = 0.9 running_var  + 0.1 batch variance, UNBIASED (divide by N - 1)
+// $$
+// \begin{aligned}
+// \text{running\_mean} &= 0.9 \, \text{running\_mean} + 0.1 \, \text{batch mean}
+// \\ \text{running\_var} &= 0.9 \, \text{running\_var} + 0.1 \, \text{batch variance, UNBIASED (divide by } N - 1)
+// \end{aligned}
+// $$
 //
 // (momentum 0.1; they start at 0 and 1). After `eval()` it normalises with
 // `running_mean` and `running_var` as constants on the tape: no gradient flows
@@ -492,12 +496,16 @@ NB_CELL {
 // For one row with gamma = 1, y = x rstd with ms = x^T x / D and
 // rstd = 1 / sqrt(ms + eps). Differentiating,
 //
-//     J = dy/dx = rstd (I - x x^T rstd^2 / D)
+// $$
+// J = \frac{dy}{dx} = \mathrm{rstd} \left( I - x x^T \mathrm{rstd}^2 / D \right)
+// $$
 //
 // Symmetric, and its eigenvectors are easy: any v orthogonal to x has
 // J v = rstd v, and x itself has
 //
-//     J x = rstd (x - x ms rstd^2) = rstd eps / (ms + eps) x
+// $$
+// J x = \mathrm{rstd} \left( x - x \, \mathrm{ms} \, \mathrm{rstd}^2 \right) = \mathrm{rstd} \, \frac{\epsilon}{\mathrm{ms} + \epsilon} \, x
+// $$
 //
 // So J has rank D for eps > 0: RMSNorm removes no direction exactly; it almost
 // removes the scale direction x (by the factor eps / (ms + eps)). LayerNorm's J

@@ -7,7 +7,9 @@
 // and token i's output is an average of the values weighted by how well its
 // query matches each key:
 //
-//     scores = q k^T / sqrt(d),   weights = softmax(scores, each row),   out = weights v
+// $$
+// \text{scores} = \frac{q k^T}{\sqrt{d}}, \quad \text{weights} = \mathrm{softmax}(\text{scores}) \text{ along each row}, \quad \text{out} = \text{weights} \; v
+// $$
 //
 // with q = x Wq, k = x Wk, v = x Wv for the T x D input x and d the width of
 // a query. This lesson measures the four things that make it work: why the

@@ -16,11 +16,15 @@
 // Rows are tokens, columns features, as everywhere in this project. For one
 // sequence of T tokens and one head of width d:
 //
-//     q = x Wq,  k = x Wk,  v = x Wv                       (T x d each)
-//     scores = q k^T / sqrt(d)                             (T x T)
-//     scores(i, j) = -inf for j > i                        (token i may not see later tokens)
-//     weights = softmax(scores) along each row             (each row sums to 1)
-//     out = weights v                                      (T x d)
+// $$
+// \begin{aligned}
+// q &= x W_q, \quad k = x W_k, \quad v = x W_v && (T \times d \text{ each})
+// \\ \text{scores} &= q k^T / \sqrt{d} && (T \times T)
+// \\ \text{scores}_{ij} &= -\infty \text{ for } j > i && \text{(token } i \text{ may not see later tokens)}
+// \\ \text{weights} &= \mathrm{softmax}(\text{scores}) \text{ along each row} && \text{(each row sums to 1)}
+// \\ \text{out} &= \text{weights} \; v && (T \times d)
+// \end{aligned}
+// $$
 
 // %%
 #include <algorithm>

@@ -396,7 +396,9 @@ NB_CELL {
 // Collect BatchNorm's graph the way lesson 04 collected LayerNorm's. With
 // N rows, dxhat = dhnorm * gamma, xhat and rstd = 1 / sd per column:
 //
-//     dx = rstd / N * ( N dxhat  -  colsum(dxhat)  -  xhat * colsum(dxhat * xhat) )
+// $$
+// dx = \frac{\mathrm{rstd}}{N} \left( N \, d\hat{x} - \mathrm{colsum}(d\hat{x}) - \hat{x} \, \mathrm{colsum}(d\hat{x} \, \hat{x}) \right)
+// $$
 //
 // the three paths again: directly through diff, through the column mean, and
 // through the column variance. makemore writes n / (n - 1) in front of the
