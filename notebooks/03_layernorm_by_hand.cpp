@@ -4,7 +4,7 @@
 // LayerNorm takes each row of a matrix (one token, D features) and
 //
 // 1. subtracts the row's mean,
-// 2. divides by the row's standard deviation, sqrt(variance + eps),
+// 2. divides by the row's standard deviation, $\sqrt{\mathrm{var} + \epsilon}$,
 // 3. scales by gamma and shifts by beta (one value per feature, learned).
 //
 // $$
@@ -135,9 +135,9 @@ NB_CELL {
 //
 // There is a check anyone can run without redoing the arithmetic: with gamma = 1
 // and beta = 0, **every output row must have mean 0 and (biased) variance
-// var / (var + eps)**, a hair under 1. The table is rounded to two decimals,
+// $\mathrm{var} / (\mathrm{var} + \epsilon)$**, a hair under 1. The table is rounded to two decimals,
 // so allow for that: rounding moves each entry by at most h = 0.005, the mean
-// by at most h and the variance by at most 2h + h^2 = 0.010 (the cell's
+// by at most h and the variance by at most $2h + h^2 = 0.010$ (the cell's
 // comment derives it). The seed's rows have mean 0, but rows 0 and 4 have
 // variances of about 1.43 and 0.47, and row 3 has 1.0149: further from 1 than
 // rounding can move a LayerNorm output. They cannot be LayerNorm outputs.
@@ -190,7 +190,7 @@ NB_CELL {
 // dividing by its standard deviation (0.059) stretches differences of about
 // 0.1 into the full range [-1.4, 1.4]. That is LayerNorm working as intended,
 // not eps: 0.0034 is still 343 times eps. Where eps does show is the output's
-// variance, var / (var + eps) = 0.9971 for row 4, against 0.99997 for row 0.
+// variance, $\mathrm{var} / (\mathrm{var} + \epsilon) = 0.9971$ for row 4, against 0.99997 for row 0.
 // eps only takes over when a row's variance comes down to eps itself; a
 // constant row (variance 0) would divide by zero without it.
 
@@ -241,7 +241,7 @@ NB_CELL {
 // values are [0.1056, -1.6833, 1.8944, 3.6833]. The seed doubled the *rounded*
 // 1.342 (2 x 1.342 = 2.684) instead of 1.34164: a rounding slip, not a
 // different formula. Its "normalized std 0.999999" is right, and eps is why:
-// the normalised row has variance var / (var + eps) = 5 / 5.00001, a hair under 1.
+// the normalised row has variance $\mathrm{var} / (\mathrm{var} + \epsilon) = 5 / 5.00001$, a hair under 1.
 //
 // ## Why gamma and beta are trained
 //
@@ -251,13 +251,13 @@ NB_CELL {
 // offset for the next layer. With them the network can pick any scale and
 // offset per feature, including undoing the normalisation where that helps.
 //
-// A measurement: targets t = LN(x W*) gamma* + beta* with a scale and an
-// offset other than 1 and 0, and two models y = LN(x W) gamma + beta trained
+// A measurement: targets $t = \mathrm{LN}(x W^*) \, \gamma^* + \beta^*$ with a scale and an
+// offset other than 1 and 0, and two models $y = \mathrm{LN}(x W) \, \gamma + \beta$ trained
 // on them with Adam, W always trained. In one, gamma and beta are trained too;
 // in the other they are frozen at 1 and 0. The frozen model's output rows
 // have mean 0 and a standard deviation s_y < 1 for any W, so its squared
 // error per element on a target row of mean m and (biased) standard
-// deviation s is at least m^2 + (s - 1)^2 when s > 1: the distance from the
+// deviation s is at least $m^2 + (s - 1)^2$ when $s > 1$: the distance from the
 // target to the closest row it can produce. That floor is a fact of the
 // geometry, not of the training, so the check below holds on every build.
 
@@ -317,8 +317,9 @@ NB_CELL {
 }
 
 // %% [markdown]
-// The trained model finds gamma* and beta* and fits the targets; the frozen
-// one stops at its floor, however long it trains, because no choice of W can
+// The trained model recovers gamma* and beta* to about two digits and fits
+// the targets (an error thousands of times below the floor); the frozen one
+// stays above its floor, however long it trains, because no choice of W can
 // give its rows another mean or spread. That is the whole reason the two
 // vectors exist: normalising fixes the statistics for the optimiser's sake,
 // and gamma and beta give the model back the freedom to choose them (Ioffe
@@ -339,7 +340,7 @@ NB_CELL {
 // \text{unbiased std} = \sqrt{8/7} \times \text{biased std} = 1.0690450 \times 0.9999993 = 1.069044
 // $$
 //
-// (the last factor is sqrt(var / (var + eps)) again.) We build a token with the
+// (the last factor is $\sqrt{\mathrm{var} / (\mathrm{var} + \epsilon)}$ again.) We build a token with the
 // seed's statistics (mean 1.410, unbiased std 2.718) and measure both.
 
 // %%
@@ -464,7 +465,7 @@ NB_CELL {
 // - LayerNorm works row by row: mean, differences, biased variance (divide by D),
 //   eps inside the square root, divide, then gamma and beta.
 // - With gamma = 1 and beta = 0 every output row has mean 0 and variance
-//   var / (var + eps), just under 1: a quick test of any table that claims to be a
+//   $\mathrm{var} / (\mathrm{var} + \epsilon)$, just under 1: a quick test of any table that claims to be a
 //   LayerNorm output. Necessary, not sufficient: wrong rows can pass it.
 // - Armadillo's `var`/`stddev` and PyTorch's `torch.std` divide by D - 1 by
 //   default; LayerNorm divides by D. Mixing the two gives sqrt(D / (D - 1)).

@@ -107,6 +107,10 @@ NB_CELL {
     const QGradient& g = saturation[i];
     std::printf("%5.0f %22d %22d %12.3f %12.3f\n", ds[i], g.dead_raw, g.dead_scaled, g.dq_raw, g.dq_scaled);
   }
+  const QGradient& wide = saturation.back();
+  nb::check(wide.dead_raw > int(T) / 3 && wide.dead_scaled == 0,
+            "d = 256: over a third of the raw rows pass under 1%; with the scale none does");
+  nb::check(wide.dq_raw > 2 * wide.dq_scaled, "yet the raw |dq| is over twice the scaled one: the rest is concentrated");
   nb::check(raw_j.back() < scaled_j.back() / 3, "d = 256: without the scale the softmax passes under a third of the gradient");
   nb::check(scaled_j.back() > 0.5 * scaled_j.front(), "with the scale the Jacobian's norm stays within 2x from d = 4 to 256");
   nb::Plot plot{"softmax_jacobian", "Mean norm of a row's softmax Jacobian, 32 tokens", "d (query width)",
@@ -119,9 +123,20 @@ NB_CELL {
 // %% [markdown]
 // Without the scale the rows saturate as d grows: the mean largest weight
 // goes from 0.33 at d = 4 to 0.96 at d = 256, and the Jacobian's norm falls
-// from 0.31 to 0.05, so the gradient that reaches the queries and keys falls
-// with it. With the scale the largest weight stays near 0.16 and the norm
-// near 0.24 at every d.
+// from 0.31 to 0.05. With the scale the largest weight stays near 0.16 and
+// the norm near 0.24 at every d.
+//
+// That does not mean less gradient reaches q in total. The raw scores are
+// sqrt(d) times larger, so the gradient that gets through is multiplied by
+// k without the 1 / sqrt(d): the second table shows the raw |dq| *larger*
+// than the scaled one at every d. What saturation does is concentrate it: at
+// d = 256 about half of the raw rows (over a third, checked) pass under 1%
+// of what a row split evenly between two tokens passes, so those queries
+// barely learn, while the other rows get large gradients through scores of
+// size 16, and a small step changes their weights abruptly. Vaswani et al.
+// (2017, section 3.2.1) give the "extremely small gradients" of a saturated
+// softmax as the reason for the scale; their footnote 4 is the variance
+// argument above.
 // (`ag::CausalSelfAttention` scales q once, before the product: lesson 11,
 // exercise 2, says why.)
 //
@@ -233,8 +248,8 @@ NB_CELL {
 //
 // - Attention is softmax(q k^T / sqrt(d)) v: each token's output is an average of values, weighted by
 //   how its query matches each key.
-// - Unit-variance q and k give scores of variance d; without 1/sqrt(d) wide heads saturate the softmax
-//   and pass almost no gradient.
+// - Unit-variance q and k give scores of variance d; without 1/sqrt(d) wide heads saturate the softmax:
+//   most rows pass almost no gradient, and the rest pass large ones.
 // - The causal mask puts -inf above the diagonal: those weights are exactly 0.
 // - h heads split the width into h slices, each with its own softmax, for the same parameters.
 // - Attention alone is blind to order (an average does not depend on the order of its terms); position
