@@ -190,7 +190,7 @@ NB_CELL {
     }
   }
   nb::Plot plot{"update_ratios", "sd(update) / sd(weights) per step, Adam lr 3e-3", "step", "ratio", false, true, {},
-                {"set key top right"}};
+                {"set key inside top right", "set yrange [5e-4:1]"}};
   plot.add("makemore's rough guide, 1e-3", {steps.front(), steps.back()}, {1e-3, 1e-3}, "lines dt 2 lc rgb 'black'");
   for (std::size_t k = 0; k < names.size(); ++k) {
     plot.add(names[k], steps, ratios[k]);
