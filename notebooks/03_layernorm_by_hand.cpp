@@ -466,7 +466,11 @@ NB_CELL {
 //   eps inside the square root, divide, then gamma and beta.
 // - With gamma = 1 and beta = 0 every output row has mean 0 and variance
 //   $\mathrm{var} / (\mathrm{var} + \epsilon)$, just under 1: a quick test of any table that claims to be a
-//   LayerNorm output. Necessary, not sufficient: wrong rows can pass it.
+//   LayerNorm output. Necessary, not sufficient: wrong rows can pass it. Allow for
+//   the table's rounding, no more: 2h + h^2 on the variance for entries rounded to h.
+// - gamma and beta are trained because the normalisation fixes each row's mean and
+//   spread: with them frozen a model cannot produce another scale or offset, whatever
+//   the layers before it learn.
 // - Armadillo's `var`/`stddev` and PyTorch's `torch.std` divide by D - 1 by
 //   default; LayerNorm divides by D. Mixing the two gives sqrt(D / (D - 1)).
 // - The composed tape and the fused node give the same numbers to 1e-12;
