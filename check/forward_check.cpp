@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autograd/rng.h"
+#include "check/node_check.h"
 #include "ops/functional.h"
 #include "ops/ops.h"
 
@@ -70,6 +71,34 @@ double primal_scale(Tape& tape, Var y, const std::vector<Var>& tangents) {
   return scale;
 }
 
+// The reverse pass's own terms: what each node's backward sends into each
+// input slot, before the slots' shares are added into the input's gradient
+// (replayed alone, check/node_check.h), against that input's tangent. div(a, a)
+// sends u / a and -u a / a^2 into a's gradient, which cancel up to rounding;
+// when the tangents past it are exactly zero, no pairing above sees the terms
+// that rounding is relative to. A node whose backward cannot be replayed alone
+// adds nothing (the scale is then only smaller, never a false pass).
+double contribution_scale(Tape& tape, Var y, const std::vector<Var>& tangents) {
+  double scale = 0;
+  for (std::size_t k = 0; k <= y.id; ++k) {
+    const Node& n = tape.node(k);
+    if (!n.backward || n.is_param) continue;
+    const arma::mat& g = tape.grad(tape.var(k));
+    if (!arma::any(arma::vectorise(g))) continue;  // no gradient reached it: it sent nothing
+    Inputs values;
+    for (std::size_t in : n.inputs) values.push_back(tape.value(in));
+    try {
+      const Grads c = node_backward_alone(n, values, g);
+      for (std::size_t s = 0; s < c.size(); ++s) {
+        const arma::mat& t = tangents[n.inputs[s]].value();
+        if (arma::size(c[s]) == arma::size(t)) scale += arma::accu(arma::abs(c[s]) % arma::abs(t));
+      }
+    } catch (const Error&) {
+    }
+  }
+  return scale;
+}
+
 // The same inside the JVP rules: every node the tangent pass recorded against
 // its adjoint in <u, J v>, from a backward over the tangent graph. An op's rule
 // can cancel within itself (softmax: dx - sum(y dx) where y is nearly one-hot,
@@ -127,7 +156,8 @@ TransposeReport transpose_identity(const TapeFunction& f, const std::vector<arma
     r.reverse = arma::dot(jtu_flat, v_flat);
     const double ends = arma::norm(arma::vectorise(u)) * arma::norm(arma::vectorise(tangents.back().value())) +
                         arma::norm(jtu_flat) * arma::norm(v_flat);
-    const double inside = primal_scale(tape, y, tangents) + tangent_scale(tape, y, tangents.back(), u);
+    const double inside = primal_scale(tape, y, tangents) + contribution_scale(tape, y, tangents) +
+                          tangent_scale(tape, y, tangents.back(), u);
     r.scale = std::max(ends, inside);
   }
   const double err = std::abs(r.forward - r.reverse);

@@ -12,15 +12,16 @@
 //
 // A non-scalar f is made scalar for second order as gradcheck does: <w, f(x)>
 // with fixed random weights w. The relative error of the transpose identity is
-// |<u, J v> - <J^T u, v>| / S, S = sum over the nodes m of both passes of
-// <|a_m|, |value_m|>: f's nodes' tangents against their adjoints in <u, f>, and
-// the nodes the JVP rules recorded against theirs in <u, J v>. Rounding at a
-// node moves its value by a few ulps, and the pairing by that much times the
-// adjoint, so S is the size of the terms before they cancel: a correct op is
+// |<u, J v> - <J^T u, v>| / S, S the size of the terms before they cancel, in
+// both passes: f's nodes' tangents against their adjoints in <u, f>, the nodes
+// the JVP rules recorded against their adjoints in <u, J v>, and the share each
+// node's backward sends into an input against that input's tangent. Rounding
+// at any of them moves the result by a few ulps of its term, so a correct op is
 // never held to an impossible standard, even where J nearly vanishes (|u| |J v|
 // + |J^T u| |v|, the ends alone, was a million times too small for a softmax of
-// inputs tens apart, and a trillion for tanh x - (1 - 1e-12) tanh x), while a
-// rule 1e-9 off still fails (its error is 1e-9 of some terms, S a few dozen).
+// inputs tens apart, and 1e16 times for div(v, v)), while a rule 1e-9 off still
+// fails (its error is 1e-9 of some terms, S a few dozen of them). S is never
+// below the ends' scale.
 #pragma once
 
 #include <cstdint>
