@@ -48,8 +48,11 @@ NB_CELL {
   Var x = tape.leaf(arma::mat{{0.5, -1.0, 2.0}}, "x");
   Var y = sum(square(tanh(x)));
   Var v = tape.constant(arma::mat{{1.0, 0.0, 0.0}}, "v");
+  const std::size_t primal = tape.size();
   Var dy = push_tangents(y, {{x, v}});
   std::cout << format_tape(tape);
+  std::printf("%zu primal nodes (v included), %zu tangent nodes: a gradient's backward walks the first %zu, "
+              "H v's backward all %zu\n", primal, tape.size() - primal, primal, tape.size());
   tape.backward(y, true);
   const arma::mat g = x.grad();
   nb::show("grad f (reverse)", g);
@@ -280,8 +283,9 @@ NB_CELL {
 //   one pass per output. A Jacobian costs n passes forward, m in reverse.
 // - On this tape, tangents are ordinary nodes, so reverse mode over a tangent
 //   gives H v: one primal forward, one tangent pass (a few nodes per primal
-//   node) and one backward over both, a small multiple of a gradient's cost,
-//   where the whole Hessian would take n of them.
+//   node: the first cell prints the counts) and one backward over both, a
+//   small multiple of a gradient's cost, where the whole Hessian would take n
+//   of them.
 // - $\langle u, J v \rangle = \langle J^T u, v \rangle$ checks forward against reverse to rounding, no
 //   finite differences.
 // - Newton-CG needs only HVPs, never H.
