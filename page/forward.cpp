@@ -29,9 +29,15 @@ void view(const std::string& name, Report& report, Fill fill) {
   report.labels.insert(part.labels.begin(), part.labels.end());
 }
 
+// A batch's per-row results are sent for its first kShownRows rows only: the
+// JSON and the tables of 10,000 rows froze the tab (26 s), and nobody reads them.
+arma::mat first_rows(const arma::mat& m) {
+  return m.n_rows <= kShownRows ? m : arma::mat(m.rows(0, kShownRows - 1));
+}
+
 void put_steps(const std::string& prefix, const ag::NormSteps& s, Report& report) {
   for (std::size_t k = 0; k < s.steps.size(); ++k)
-    report.put(prefix + std::to_string(k), s.steps[k].second.value(), s.steps[k].first);
+    report.put(prefix + std::to_string(k), first_rows(s.steps[k].second.value()), s.steps[k].first);
 }
 
 // Eval mode: the running statistics PyTorch's BatchNorm1d keeps (momentum 0.1,
@@ -52,13 +58,17 @@ void batchnorm_eval(const Request& r, ag::Tape& tape, Report& report) {
   ag::Var y = (x - mean) / stdev * tape.constant(r.gamma) + tape.constant(r.beta);
   report.put("bn.running_mean", running_mean, "running mean");
   report.put("bn.running_var", running_var, "running variance (unbiased)");
-  report.put("bn.eval", y.value(), "y, eval mode (running statistics)");
+  report.put("bn.eval", first_rows(y.value()), "y, eval mode (running statistics)");
 }
 
 }  // namespace
 
 void forward_views(const Request& r, Report& report) {
-  report.put("x", r.x, "x");
+  report.put("x", first_rows(r.x), "x");
+  if (r.x.n_rows > kShownRows) {
+    report.labels["rows"] = "rows 1 to " + std::to_string(kShownRows) + " of " + std::to_string(r.x.n_rows) +
+                            " shown; every statistic over the batch (BatchNorm's) uses all of them";
+  }
   report.put("gamma", r.gamma, "gamma");
   report.put("beta", r.beta, "beta");
   report.put("eps", r.eps, "eps");
@@ -74,7 +84,7 @@ void forward_views(const Request& r, Report& report) {
     ag::Var y = ag::batchnorm_composed(x, t.leaf(r.gamma), t.leaf(r.beta), r.eps);
     out.put("bn.mean", ag::mean(x, 0).value(), "mean of each column (over the batch)");
     out.put("bn.var", ag::var(x, 0, false).value(), "variance of each column (biased)");
-    out.put("bn.train", y.value(), "y, train mode (this batch's statistics)");
+    out.put("bn.train", first_rows(y.value()), "y, train mode (this batch's statistics)");
     batchnorm_eval(r, t, out);
   });
 }

@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(errors_name_the_option_and_cell) {
   BOOST_TEST(contains(ragged, "--input: row 2 has 2 values, expected 3"), ragged);
   const std::string word = error_of([] { parse_matrix("1,x,3", "--gamma"); });
   BOOST_TEST(contains(word, "--gamma: row 1, column 2: 'x' is not a number"), word);
-  BOOST_TEST(contains(error_of([] { parse_matrix("", "--input"); }), "--input: no numbers"));
+  BOOST_TEST(contains(error_of([] { parse_matrix("", "--input"); }), "--input: empty; give at least one row of numbers"));
   BOOST_TEST(contains(error_of([] { parse_matrix(" ; ", "--input"); }), "--input: row 1 is empty"));
   BOOST_TEST(contains(error_of([] { parse_matrix("1,2;;3,4", "--input"); }), "row 2 is empty"));
   BOOST_TEST(contains(error_of([] { parse_matrix("1,,2", "--input"); }), "column 2: missing value"));
