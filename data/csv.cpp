@@ -43,23 +43,26 @@ std::string quoted(const std::string& cell) {
 // The one grammar of a number typed by a person or written in a CSV cell,
 // for the CLI and the live page alike: decimal notation only (strtod alone
 // would also take "nan", "inf" and hex, and the page and the CLI would differ).
-double parse_cell(const std::string& cell, const std::string& where) {
-  if (cell.empty()) throw DataError(where + ": missing value (empty cell)");
+// `where()` names the cell ("FILE: row R, column C"); it is only built for a
+// message, since a page's batch of 100,000 numbers would build as many strings.
+template <class Where>
+double parse_cell(const std::string& cell, const Where& where) {
+  if (cell.empty()) throw DataError(where() + ": missing value (empty cell)");
   bool digit = false;
   for (char c : cell) {
     if (c >= '0' && c <= '9') {
       digit = true;
     } else if (std::strchr("+-.eE", c) == nullptr) {
-      throw DataError(where + ": " + quoted(cell) + " is not a number");
+      throw DataError(where() + ": " + quoted(cell) + " is not a number");
     }
   }
-  if (!digit) throw DataError(where + ": " + quoted(cell) + " is not a number");
+  if (!digit) throw DataError(where() + ": " + quoted(cell) + " is not a number");
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(cell.c_str(), &end);
-  if (end != cell.c_str() + cell.size()) throw DataError(where + ": " + quoted(cell) + " is not a number");
+  if (end != cell.c_str() + cell.size()) throw DataError(where() + ": " + quoted(cell) + " is not a number");
   if (!std::isfinite(v)) {
-    throw DataError(where + ": " + quoted(cell) + " is out of range for a double (the largest is about 1.8e308)");
+    throw DataError(where() + ": " + quoted(cell) + " is out of range for a double (the largest is about 1.8e308)");
   }
   return v;  // an underflow (1e-400) reads as the nearest double, (near) 0, as it does everywhere
 }
@@ -76,9 +79,9 @@ std::vector<double> parse_row(const std::string& row, const std::string& where) 
   for (;;) {
     while (i < row.size() && is_space(row[i])) ++i;
     if (i == row.size()) return values;
-    const std::string at = where + ", column " + std::to_string(values.size() + 1);
+    const auto at = [&] { return where + ", column " + std::to_string(values.size() + 1); };
     if (row[i] == ',') {
-      if (comma) throw DataError(at + ": missing value (nothing between two commas, or before the first)");
+      if (comma) throw DataError(at() + ": missing value (nothing between two commas, or before the first)");
       comma = true;
       ++i;
       continue;
@@ -133,7 +136,7 @@ CsvTable read_csv(const std::string& path, bool has_header) {
       continue;
     }
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      values.push_back(parse_cell(cells[c], row + ", column " + std::to_string(c + 1)));
+      values.push_back(parse_cell(cells[c], [&] { return row + ", column " + std::to_string(c + 1); }));
     }
     ++rows;
   }
@@ -172,7 +175,7 @@ arma::mat parse_matrix(const std::string& text, const std::string& what) {
 }
 
 double parse_number(const std::string& text, const std::string& what) {
-  return parse_cell(trim(text), what);
+  return parse_cell(trim(text), [&] { return what; });
 }
 
 }  // namespace ag

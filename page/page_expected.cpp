@@ -5,7 +5,7 @@
 // `page_expected -` reads the hash from the standard input (a batch too long
 // for one command-line argument, 128 KB on Linux).
 #include <iostream>
-#include <iterator>
+#include <sstream>
 #include <string>
 
 #include "page/views.h"
@@ -19,9 +19,9 @@ int main(int argc, char** argv) {
     std::cerr << "usage: page_expected 'x=3,1,5,7&gamma=2&beta=1' | page_expected model 'sample=1&word=em'\n";
     return 2;
   }
-  const std::string hash = std::string(argv[1]) == "-"
-                               ? std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>())
-                               : std::string(argv[1]);
+  std::ostringstream in;
+  if (std::string(argv[1]) == "-") in << std::cin.rdbuf();
+  const std::string hash = std::string(argv[1]) == "-" ? in.str() : std::string(argv[1]);
   std::cout << page::compute(hash) << "\n";
   return 0;
 }

@@ -36,7 +36,7 @@ std::string trim(const std::string& s) {
 
 // Counted before parsing, so that a pasted megabyte is refused at once: each
 // run of characters between separators is one number (or one bad item).
-void require_small(const std::string& text) {
+void require_small(const std::string& text, const std::string& field) {
   std::size_t items = 0;
   bool inside = false;
   for (char c : text) {
@@ -45,14 +45,14 @@ void require_small(const std::string& text) {
     inside = !separator;
   }
   if (items > kMaxNumbers) {
-    throw PageError("x: " + std::to_string(items) + " numbers; the page takes at most " + std::to_string(kMaxNumbers) +
+    throw PageError(field + ": " + std::to_string(items) + " numbers; the page takes at most " + std::to_string(kMaxNumbers) +
                     " (rows x features; `autograd layernorm --input-file` reads more)");
   }
 }
 
 // x through the CLI's own grammar (ag::parse_matrix), then the page's limits.
 arma::mat parse_x(const std::string& text) {
-  require_small(text);
+  require_small(text, "x");
   arma::mat x = ag::parse_matrix(text, "x");
   if (x.n_cols > kMaxFeatures) {
     throw PageError("x: " + std::to_string(x.n_cols) + " features; the page takes at most " +
@@ -66,6 +66,7 @@ arma::mat parse_per_feature(const std::map<std::string, std::string>& fields, co
                             double fallback, arma::uword D) {
   auto it = fields.find(name);
   if (it == fields.end() || trim(it->second).empty()) return arma::mat(1, D, arma::fill::value(fallback));
+  require_small(it->second, name);
   const arma::mat v = ag::parse_matrix(it->second, name);
   if (v.n_elem == 1) return arma::mat(1, D, arma::fill::value(v(0)));
   if (v.n_rows != 1 || v.n_cols != D) {

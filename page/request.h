@@ -21,7 +21,8 @@ namespace page {
 // The page's limits (docs/live-page.md, "Limits"): past them a message, never a frozen tab.
 constexpr std::size_t kMaxNumbers = 100000;          // numbers in x (rows x features)
 constexpr arma::uword kMaxFeatures = 4096;           // features in a row
-constexpr arma::uword kShownRows = 10;               // rows of each N x D result sent and drawn
+constexpr arma::uword kShownRows = 10;               // rows of each N x D result sent and drawn, at most,
+constexpr arma::uword kShownNumbers = 4096;          // and numbers of each (a row at least): d = 4096 sends 1 row
 constexpr arma::uword kMaxFiniteDifferences = 1024;  // features of row 1 differenced: 2 d forwards of d each
 
 struct PageError : std::runtime_error {
