@@ -143,6 +143,27 @@ async function sizes(browser) {
     await h.waitForDraw(page, before);
     assert.strictEqual(await messageShown(page), want, "typed: " + hash.slice(0, 30));
   }
+  // Pasted, 4 MB: more than the engine's stack, which ccall's string argument used.
+  const huge = Array.from({ length: 400000 }, (_, i) => (i % 97) + 0.123456).join(", ");
+  const want = h.expected(expectedBin, "x=" + huge).error;
+  assert.match(want, /x: 400000 numbers; the page takes at most 100000/);
+  const before = await h.draws(page);
+  await page.evaluate((text) => {
+    const x = document.getElementById("x");
+    x.value = text;
+    x.dispatchEvent(new Event("input"));
+  }, huge);
+  await h.waitForDraw(page, before);
+  assert.strictEqual(await messageShown(page), want, "pasted 4 MB");
+  // The trained model's word box goes through the same call.
+  const words = await page.evaluate(() => Number(document.body.dataset.modelDraws));
+  await page.evaluate(() => {
+    const w = document.getElementById("word");
+    w.value = "a".repeat(4000000);
+    w.dispatchEvent(new Event("input"));
+  });
+  await page.waitForFunction((n) => Number(document.body.dataset.modelDraws) > n, { timeout: 60000 }, words);
+  assert.match(await page.$eval("#word-message", (e) => e.textContent), /^word: 4000000 letters; the model reads at most 15/);
   await page.screenshot({ path: path.join(shots, "too-large.png") });
   // 3 rows of 2,048: 4,096 numbers of each result are sent, so rows 1 and 2; finite differences skipped.
   const wide = Array.from({ length: 3 }, (_, i) => Array.from({ length: 2048 }, (_, j) => Math.sin(j + i).toFixed(4)).join(",")).join(";");
@@ -161,7 +182,7 @@ async function sizes(browser) {
   }
   await page.screenshot({ path: path.join(shots, "large.png") });
   await page.close();
-  console.log("ok too large: the limit's message, linked and typed; under the limit: drawn");
+  console.log("ok too large: the limit's message, linked, typed and pasted (4 MB, x and the word); under the limit: drawn");
 }
 
 (async () => {

@@ -123,13 +123,26 @@
     document.body.dataset.draws = Number(document.body.dataset.draws) + 1;
   }
 
+  // An engine entry point (page_compute, page_model) on a hash. The hash goes through
+  // the heap: ccall's "string" copies it onto the stack, which a pasted 4 MB batch
+  // overflowed ("memory access out of bounds").
+  function call(name, hash) {
+    const size = engine.lengthBytesUTF8(hash) + 1, at = engine._malloc(size);
+    try {
+      engine.stringToUTF8(hash, at, size);
+      return engine.UTF8ToString(engine["_" + name](at));
+    } finally {
+      engine._free(at);
+    }
+  }
+
   function recompute() {
     // At most 12 lines tall: a box as tall as a 25,000-row batch took the browser seconds to lay out.
     $("x").rows = Math.min(12, Math.max(3, $("x").value.split("\n").length));
     const hash = hashOf();
     if (decoded(location.hash) !== decoded(hash)) history.replaceState(null, "", "#" + hash);
     const t0 = performance.now();
-    report = JSON.parse(engine.ccall("page_compute", "string", ["string"], [decoded(hash)]));
+    report = JSON.parse(call("page_compute", decoded(hash)));
     const t1 = performance.now();
     if (running !== null && running >= report.tape.length) running = null;
     draw();
@@ -163,7 +176,7 @@
     fillFrom(location.hash);
     wire();
     recompute();
-    Model.start(module);
+    Model.start((hash) => call("page_model", hash));
     document.body.dataset.ready = "1";
   });
 })();
