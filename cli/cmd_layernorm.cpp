@@ -236,7 +236,7 @@ int cmd_layernorm(const std::vector<std::string>& args) {
   Settings s;
   int order = 1;
   options.add_options()
-      ("input", po::value(&s.input), "the input matrix, rows separated by ';': \"1.133,-0.299,0.503; -0.176,0.911,0.143\"")
+      ("input", po::value(&s.input), "the input matrix: numbers separated by commas or spaces, rows by ';' (\"1.133,-0.299,0.503; -0.176 0.911 0.143\")")
       ("input-file", po::value(&s.input_file), "the input matrix from a CSV file (one row per line)")
       ("header", po::bool_switch(&s.header), "the CSV files have a header row")
       ("gamma", po::value(&s.gamma), "scale: one value for all columns or one per column (default 1)")
