@@ -110,6 +110,16 @@ async function exists(url) {
   return new Promise((resolve) => http.get(url, (r) => { r.resume(); resolve(r.statusCode === 200); }).on("error", () => resolve(false)));
 }
 
+// page/web/index.html opened from a clone, before any build: it must say how to build it, not show an empty shell.
+async function unbuiltPage(browser, problems) {
+  const page = await browser.newPage();
+  page.on("pageerror", () => {});  // app.js stops: createEngine does not exist
+  await page.goto("file://" + path.resolve(__dirname, "..", "..", "page", "web", "index.html"), { waitUntil: "load" });
+  const message = await page.$eval("#message", (m) => (m.hidden ? "" : m.textContent));
+  if (!message.includes("bash cmake/run.sh site")) problems.push(`page/web/index.html from a clone shows no way to build it (#message: "${message}")`);
+  await page.close();
+}
+
 async function main() {
   fs.mkdirSync(shotsDir, { recursive: true });
   const started = Date.now();
@@ -122,6 +132,7 @@ async function main() {
   let pages = 0;
   try {
     for (const width of [390, 1280]) pages = await crawl(browser, httpBase, (u) => u.startsWith(httpBase), width, problems, shots);
+    await unbuiltPage(browser, problems);
     const filePages = await crawl(browser, fileBase, (u) => u.startsWith(fileBase), 390, problems, {});
     if (filePages !== pages) problems.push(`file:// reached ${filePages} pages, http ${pages}`);
   } finally {
