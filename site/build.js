@@ -104,7 +104,8 @@ function exercisePages(out, parts, flat, course, names) {
     const stubs = [`${name}.h`, `${name}.cpp`].filter((f) => fs.existsSync(path.join(dir, f)));
     fs.mkdirSync(path.join(out, "exercises", name), { recursive: true });
     for (const f of stubs) fs.copyFileSync(path.join(dir, f), path.join(out, "exercises", name, f));
-    const md = createMarkdown(`assignments/${name}/statement.md`, null, null);
+    const lessonHref = (n) => { const l = lessonNames().find((x) => x.startsWith(n + "_")); return l ? `../lessons/${l}.html` : null; };
+    const md = createMarkdown(`assignments/${name}/statement.md`, null, null, lessonHref);
     const after = followers.get(name);
     const body = `<article class="exercise">${md.render(fs.readFileSync(path.join(dir, "statement.md"), "utf8"))}
 <aside class="files"><strong>Your files:</strong> ${stubs.map((f) => `<a href="${name}/${f}">${f}</a>`).join(", ")}
@@ -122,6 +123,7 @@ checks it against the exact gradient on your machine. Solutions are not on this 
 
 function lessonPages(out, args, flat, course, lessonData, failedNames) {
   const liveLink = (href) => href.replace(/^live:/, "../live/index.html");
+  const lessonHref = (n) => { const name = lessonNames().find((l) => l.startsWith(n + "_")); return name ? `${name}.html` : null; };
   for (const name of lessonNames()) {
     const step = flat.find((s) => s.key === name), at = flat.indexOf(step);
     const data = lessonData.get(name);
@@ -134,7 +136,7 @@ function lessonPages(out, args, flat, course, lessonData, failedNames) {
       if (fs.existsSync(images)) fs.cpSync(images, path.join(out, "lessons", `${name}_files`), { recursive: true });
       const exercises = flat.slice(at + 1).filter((s, i, rest) => s.exercise && !rest.slice(0, i).some((p) => !p.exercise));
       ({ body } = lessonPage(data, { lessonDir: args.lessons, title: step.title, liveExamples: course.live_examples[name],
-                                     exercises, prev: flat[at - 1], next: flat[at + 1], links: liveLink }));
+                                     exercises, prev: flat[at - 1], next: flat[at + 1], links: liveLink, lessonHref }));
     } else {
       body = `<article class="lesson"><h1>${escapeHtml(step.title)}</h1><aside class="failures" role="alert">This lesson
 did not run when the site was built, so it has no page yet. Its program is <a href="${name}.cpp">notebooks/${name}.cpp</a>.</aside>

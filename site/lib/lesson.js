@@ -32,7 +32,7 @@ function checksHtml(cell, out) {
 
 function codeCellHtml(cell, lesson, lessonDir) {
   const { code, checks } = readerCode(cell.text);
-  const printed = [], outputs = { passed: [], failed: [] };
+  const outputs = { passed: [], failed: [] };
   let html = `<section class="cell" id="cell-${cell.first_line}">\n`;
   if (code) html += `<pre class="code"><code>${highlight(code, "cpp")}</code></pre>\n`;
   for (const out of cell.output) {
@@ -46,7 +46,6 @@ function codeCellHtml(cell, lesson, lessonDir) {
     outputs.passed.push(...split.passed);
     outputs.failed.push(...split.failed);
     if (split.printed) html += `<pre class="output">${escapeHtml(split.printed)}</pre>\n`;
-    printed.push(split.printed);
   }
   html += checksHtml({ checks }, outputs);
   return { html: html + "</section>\n", failed: outputs.failed.map((f) => ({ line: cell.first_line, text: f })) };
@@ -73,9 +72,9 @@ function liveHtml(examples) {
 }
 
 // The lesson's body: `data` is its JSON, `course` what the site knows of it.
-function lessonPage(data, { lessonDir, title, liveExamples, exercises, prev, next, links }) {
+function lessonPage(data, { lessonDir, title, liveExamples, exercises, prev, next, links, lessonHref }) {
   const headings = [];
-  const md = createMarkdown(`notebooks/${data.lesson}.cpp`, links, headings);
+  const md = createMarkdown(`notebooks/${data.lesson}.cpp`, links, headings, (n) => (data.lesson.startsWith(n + "_") ? null : lessonHref(n)));
   let cells = "", h1 = "";
   const failed = [];
   for (const cell of data.cells) {

@@ -98,10 +98,42 @@ function slugger() {
   };
 }
 
+// "lesson 04" in prose becomes a link to lesson 04's page (`lessonHref` maps "04" to
+// its address, or null), outside headings, links and code.
+function linkLessons(md, lessonHref) {
+  md.core.ruler.push("lesson_links", (state) => {
+    state.tokens.forEach((block, b) => {
+      if (block.type !== "inline" || (b > 0 && state.tokens[b - 1].type === "heading_open")) return;
+      const out = [];
+      let inLink = 0;
+      for (const t of block.children) {
+        if (t.type === "link_open") inLink++;
+        if (t.type === "link_close") inLink--;
+        if (t.type !== "text" || inLink) { out.push(t); continue; }
+        let last = 0;
+        for (const m of t.content.matchAll(/\b[Ll]esson (\d\d)\b/g)) {
+          const href = lessonHref(m[1]);
+          if (!href) continue;
+          const text = (s) => Object.assign(new state.Token("text", "", 0), { content: s });
+          if (m.index > last) out.push(text(t.content.slice(last, m.index)));
+          const open = new state.Token("link_open", "a", 1);
+          open.attrs = [["href", href]];
+          out.push(open, text(m[0]), new state.Token("link_close", "a", -1));
+          last = m.index + m[0].length;
+        }
+        if (last === 0) out.push(t);
+        else if (last < t.content.length) out.push(Object.assign(new state.Token("text", "", 0), { content: t.content.slice(last) }));
+      }
+      block.children = out;
+    });
+  });
+}
+
 // A Markdown renderer for one page. `where` names the source in errors;
 // `links` rewrites a link target (lesson -> page, live: -> the live page);
-// `headings` collects the page's h2/h3 for its table of contents.
-function createMarkdown(where, links, headings) {
+// `headings` collects the page's h2/h3 for its table of contents; `lessonHref`
+// links "lesson NN" to its page.
+function createMarkdown(where, links, headings, lessonHref) {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false,
                               highlight: (code, lang) => highlight(code, lang || "") });
   md.block.ruler.before("fence", "math_block", mathBlock, { alt: ["paragraph", "reference", "blockquote", "list"] });
@@ -126,6 +158,7 @@ function createMarkdown(where, links, headings) {
     if (links && href) tokens[i].attrSet("href", links(href));
     return defaultLink(tokens, i, options, env, self);
   };
+  if (lessonHref) linkLessons(md, lessonHref);
   // Fenced and indented code both scroll inside their own box.
   md.renderer.rules.code_block = (tokens, i) => `<pre class="prose-code"><code>${escapeHtml(tokens[i].content)}</code></pre>\n`;
   return md;
