@@ -38,8 +38,10 @@ function codeCellHtml(cell, lesson, lessonDir) {
   for (const out of cell.output) {
     if (out.image) {
       const { width, height } = pngSize(path.join(lessonDir, `${lesson}_files`, out.image));
-      html += `<figure><img src="${lesson}_files/${encodeURI(out.image)}" alt="${escapeHtml(out.alt || out.image)}"` +
-              ` width="${width}" height="${height}"></figure>\n`;
+      // On a phone the plot is scaled down: a tap opens it at full size.
+      const src = `${lesson}_files/${encodeURI(out.image)}`;
+      html += `<figure><a href="${src}"><img src="${src}" alt="${escapeHtml(out.alt || out.image)}"` +
+              ` width="${width}" height="${height}"></a></figure>\n`;
       continue;
     }
     const split = splitOutput(out.text);
@@ -51,10 +53,21 @@ function codeCellHtml(cell, lesson, lessonDir) {
   return { html: html + "</section>\n", failed: outputs.failed.map((f) => ({ line: cell.first_line, text: f })) };
 }
 
+// The table of contents: the h2s, each with its h3s nested under it.
 function tocHtml(headings) {
   if (headings.length < 2) return "";
-  const items = headings.map((h) => `<li class="${h.level}"><a href="#${h.id}">${h.html}</a></li>`).join("\n");
-  return `<details class="toc" open><summary>On this page</summary><ol>${items}</ol></details>\n`;
+  let html = "", open = false;
+  for (const h of headings) {
+    if (h.level === "h3" && html) {
+      html += `${open ? "" : "<ol>"}<li><a href="#${h.id}">${h.html}</a></li>`;
+      open = true;
+      continue;
+    }
+    html += `${open ? "</ol>" : ""}${html ? "</li>" : ""}<li><a href="#${h.id}">${h.html}</a>`;
+    open = false;
+  }
+  html += `${open ? "</ol>" : ""}</li>`;
+  return `<details class="toc" open><summary>On this page</summary><ol>${html}</ol></details>\n`;
 }
 
 function failuresHtml(failed, lesson) {
