@@ -50,16 +50,30 @@ const exerciseNames = () => fs.readdirSync(path.join(root, "assignments"))
   .filter((d) => fs.existsSync(path.join(root, "assignments", d, "statement.md"))).sort();
 const firstHeading = (text) => (/^#\s+(.*)$/m.exec(text) || [])[1];
 
+// Each lesson's one line, from the table of docs/lessons.md (its one home):
+// "| 03 LayerNorm by hand: the seeds' worked examples, ... | [03_layernorm_by_hand](...) |".
+function lessonSummaries() {
+  const summaries = new Map();
+  const docs = fs.readFileSync(path.join(root, "docs", "lessons.md"), "utf8");
+  const md = createMarkdown("docs/lessons.md", null, null);
+  for (const m of docs.matchAll(/^\| \d\d ([^|]*?) \| \[(\d\d_\w+)\]/gm)) {
+    const colon = m[1].indexOf(": ");
+    const text = colon >= 0 && colon < 60 ? m[1].slice(colon + 2) : m[1];
+    summaries.set(m[2], md.renderInline(text.charAt(0).toUpperCase() + text.slice(1) + "."));
+  }
+  return summaries;
+}
+
 // The learning path: course.json's parts, then any lesson or exercise it does not list.
 function learningPath(course, lessons, exercises, lessonData) {
+  const summaries = lessonSummaries();
   const steps = new Map();
-  steps.set("live", { key: "live", href: "live/index.html", title: course.live.title, summary: course.live.summary });
+  steps.set("live", { key: "live", href: "live/index.html", title: course.live.title, summary: escapeHtml(course.live.summary) });
   for (const name of lessons) {
     const data = lessonData.get(name);
     const prose = data ? data.cells.find((c) => c.kind === "markdown") : null;
     const title = (prose && firstHeading(prose.text)) || name;
-    const para = prose ? prose.text.split(/\n\s*\n/).find((p) => p.trim() && !p.startsWith("#")) : "";
-    steps.set(name, { key: name, href: `lessons/${name}.html`, title, summary: (para || "").replace(/\s+/g, " ").trim() });
+    steps.set(name, { key: name, href: `lessons/${name}.html`, title, summary: summaries.get(name) || "" });
   }
   for (const name of exercises) {
     const text = fs.readFileSync(path.join(root, "assignments", name, "statement.md"), "utf8");
@@ -84,7 +98,7 @@ function write(file, text) {
 function indexPage(course, parts) {
   const list = parts.map((part, n) => `<section class="part"><h2 id="part-${n + 1}">${n + 1}. ${escapeHtml(part.title)}</h2>
 <p>${escapeHtml(part.intro)}</p><ol class="steps">${part.steps.map((s) => `<li><a href="${s.href}">${escapeHtml(s.title)}</a>${
-  s.summary ? `<br><span class="summary">${escapeHtml(s.summary)}</span>` : ""}</li>`).join("\n")}</ol></section>`).join("\n");
+  s.summary ? `<br><span class="summary">${s.summary}</span>` : ""}</li>`).join("\n")}</ol></section>`).join("\n");
   const first = parts[0].steps;
   return `<article class="index"><h1>${escapeHtml(course.title)}</h1>
 <p class="lead">${escapeHtml(course.about)}</p>
