@@ -17,4 +17,11 @@ std::string exact_number(double v);
 // space, trailing blanks and breaks dropped.
 std::string one_line(const std::string& text);
 
+// Text read from a file (a checkpoint's description, a CSV field, a file name)
+// as it may reach a terminal: every C0 control (newline and tab included), DEL,
+// C1 control (U+0080-U+009F) and byte that is not part of valid UTF-8 written
+// \xHH, so no escape sequence can clear the screen, retitle the window or hide
+// text. Printable ASCII and valid UTF-8 otherwise pass as they are.
+std::string printable(const std::string& text);
+
 }  // namespace ag

@@ -28,6 +28,19 @@ Var input_tangent(Tape& tape, const Tangents& tangents, std::size_t input) {
   return tape.constant(arma::mat(arma::size(tape.value(input)), arma::fill::zeros), "zero tangent");
 }
 
+// While a rule runs the tape names it, and refuses to clear or rewind under it.
+class RunningJvp {
+ public:
+  RunningJvp(Tape& tape, std::size_t id) : tape_(tape), previous_(tape.running_jvp()) { tape.set_running_jvp(id); }
+  ~RunningJvp() { tape_.set_running_jvp(previous_); }
+  RunningJvp(const RunningJvp&) = delete;
+  RunningJvp& operator=(const RunningJvp&) = delete;
+
+ private:
+  Tape& tape_;
+  std::size_t previous_;
+};
+
 // The node's rule applied, its result checked against the node's shape.
 Var tangent_of(Tape& tape, std::size_t id, const Tangents& tangents) {
   const Node& n = tape.node(id);
@@ -42,6 +55,7 @@ Var tangent_of(Tape& tape, std::size_t id, const Tangents& tangents) {
   }
   Var dy;
   try {
+    RunningJvp running(tape, id);
     dy = n.jvp(args);
   } catch (const AnomalyError& e) {
     throw AnomalyError(std::string(e.what()) + ", in the tangent of " + node_name(n, id));
@@ -104,6 +118,7 @@ std::vector<TangentSeed> parameter_seeds(Tape& tape, const std::vector<Parameter
   }
   std::vector<TangentSeed> seeds;
   for (std::size_t k = 0; k < params.size(); ++k) {
+    if (params[k] == nullptr) throw Error("parameter_seeds: parameter " + std::to_string(k) + " is a null pointer");
     if (arma::size(tangents[k]) != arma::size(params[k]->value())) {
       throw Error("parameter_seeds: the tangent of parameter '" + params[k]->name() + "' is " +
                   shape_str(tangents[k]) + "; the parameter is " + shape_str(params[k]->value()));

@@ -1,8 +1,18 @@
 #include "autograd/memory.h"
 
-#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+// mallopt and its M_* settings: glibc's (and emscripten's, without the
+// settings). macOS has no <malloc.h>: there the policy is recorded but changes
+// nothing, as on any allocator without these settings.
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+// The heap is the sbrk heap and mallopt can keep blocks in it: glibc only.
+#if defined(M_MMAP_MAX) && defined(__GLIBC__)
+#define AUTOGRAD_GLIBC_MALLOC 1
+#endif
 
 #include <cstdint>
 
@@ -32,14 +42,14 @@ char* g_advised_end = nullptr;   // [g_heap_start, g_advised_end) is advised alr
 
 void apply(MemoryPolicy policy) {
   if (policy == MemoryPolicy::Keep) {
+#if defined(AUTOGRAD_GLIBC_MALLOC)  // emscripten's <malloc.h> (the live page) has no mallopt settings, macOS none
     if (g_heap_start == nullptr) g_heap_start = g_advised_end = static_cast<char*>(sbrk(0));
-#if defined(M_MMAP_MAX)  // glibc; emscripten's <malloc.h> (the live page) has no mallopt settings
     mallopt(M_MMAP_MAX, 0);                      // every block from the heap, none mapped afresh
     mallopt(M_TRIM_THRESHOLD, kKeepTrimThreshold);  // and the heap is not given back
     mallopt(M_MXFAST, 0);                        // no fastbins (autograd/memory.h)
 #endif
   } else {
-#if defined(M_MMAP_MAX)
+#if defined(AUTOGRAD_GLIBC_MALLOC)
     mallopt(M_MMAP_MAX, kGlibcMmapMax);
     mallopt(M_MMAP_THRESHOLD, kGlibcThreshold);
     mallopt(M_TRIM_THRESHOLD, kGlibcThreshold);
@@ -71,6 +81,7 @@ void use_memory_policy() {
 }
 
 void back_heap_with_huge_pages() {
+#if defined(AUTOGRAD_GLIBC_MALLOC) && defined(MADV_HUGEPAGE)  // Linux's transparent huge pages
   constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;  // one transparent huge page on x86-64
   if (!g_chosen.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -84,6 +95,7 @@ void back_heap_with_huge_pages() {
   madvise(from, last - first, MADV_HUGEPAGE);  // pages faulted in from now on: 2 MB at a time
   madvise(from, last - first, kMadvCollapse);  // and those already faulted in, now (Linux 6.1+; else EINVAL, ignored)
   g_advised_end = reinterpret_cast<char*>(last);
+#endif
 }
 
 const char* memory_policy_note() {

@@ -57,8 +57,14 @@ std::string node_name(const Node& n, std::size_t id) {
 void Tape::check(Var v, const char* what) const {
   if (v.tape != this)
     throw Error(std::string(what) + ": the value belongs to another tape");
-  if (v.generation != generation_ || v.id >= nodes_.size())
-    throw Error(std::string(what) + ": the value belongs to a tape that was cleared since it was recorded");
+  if (v.generation == generation_ ? v.id < nodes_.size() : kept_by_rewinds(v.generation, v.id)) return;
+  for (const Rewound& r : rewound_) {
+    if (v.generation >= r.first && v.generation <= r.last) {
+      throw Error(std::string(what) + ": the value (node " + std::to_string(v.id) +
+                  ") was dropped by a rewind() of its tape since it was recorded");
+    }
+  }
+  throw Error(std::string(what) + ": the value belongs to a tape that was cleared since it was recorded");
 }
 
 const Node& Tape::node(std::size_t id) const {
@@ -238,7 +244,9 @@ std::string op_label(const Node& node) {
 
 void Tape::clear() {
   refuse_inside_backward("cleared the tape");
+  refuse_inside_jvp("clear");
   nodes_.clear();
+  rewound_.clear();
   generation_ = next_generation();
   token_->generation.store(generation_, std::memory_order_release);
   back_heap_with_huge_pages();  // what this step grew, the next ones reuse (autograd/memory.h)

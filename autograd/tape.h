@@ -9,15 +9,20 @@
 // How long a reference lives: nodes never move (autograd/stable_vector.h), so
 // a reference returned by Var::value(), Var::grad(), Tape::value(id) or
 // Tape::node(id) stays valid, however many nodes are recorded after it, until
-// clear() or the tape's destruction. The matrix it refers to changes only
-// when a gradient does: a later backward replaces intermediate gradients.
+// clear(), a rewind() to before its node, or the tape's destruction. The
+// matrix it refers to changes only when a gradient does: a later backward
+// replaces intermediate gradients.
 //
 // Backward is walked, never changed: a backward closure may only accumulate
 // into its inputs' gradients. Recording a node, clearing the tape or starting
 // another backward from inside a backward throws an ag::Error naming the node.
+// A forward-mode rule (JvpFn) records its tangent's nodes, but clearing or
+// rewinding the tape from inside one throws too: it would destroy the rule
+// while it runs.
 //
-// How long a Var lives: until its tape is cleared or destroyed. Using it later
-// throws an ag::Error that says which of the two happened. A Var checks through
+// How long a Var lives: until its tape is cleared or destroyed, or rewound to
+// before its node. Using it later throws an ag::Error that says which of
+// these happened. A Var checks through
 // its tape's token (a pair of counters in a pool that is never freed), so it
 // never reads a tape that is gone: one load on the hot path, no reference count.
 #pragma once
@@ -222,6 +227,15 @@ class Tape {
   // Forget every node. Vars from before become invalid (using one throws).
   void clear();
 
+  // Forget the nodes recorded after the first `mark` (a size() taken earlier):
+  // a pass that is done with its nodes gives them back (ops/functional.cpp's
+  // hessian runs n passes on top of one recording of f). Vars, references and
+  // gradients of the nodes kept stay valid; those of the nodes dropped become
+  // invalid, as after clear(). A gradient kept on a dropped parameter node
+  // (keep_param_grads) is dropped with it.
+  std::size_t mark() const { return size(); }
+  void rewind(std::size_t mark);
+
   std::size_t size() const { return nodes_.size(); }
   // Bytes held for backward: distinct saved tensors plus what closures own.
   std::size_t saved_bytes() const;
@@ -243,6 +257,11 @@ class Tape {
   // pass sets it: autograd/forward.h's TangentScope).
   bool recording_tangents() const { return recording_tangents_; }
   void set_recording_tangents(bool on) { recording_tangents_ = on; }
+  // The node whose JVP rule is running (autograd/forward.cpp sets it around
+  // the call; kNoNode: none): clear() and rewind() name it and refuse.
+  static constexpr std::size_t kNoNode = static_cast<std::size_t>(-1);
+  std::size_t running_jvp() const { return running_jvp_; }
+  void set_running_jvp(std::size_t id) { running_jvp_ = id; }
 
   void check(Var v, const char* what) const;  // throws if v is not of this tape, now
 
@@ -250,6 +269,8 @@ class Tape {
   Node& new_node(std::string op, arma::mat value);  // appended in place, no Node temporaries
   Var finish_node();                                // the anomaly check, then the new node's Var
   void refuse_inside_backward(const char* what, const std::string& op = "") const;
+  void refuse_inside_jvp(const char* call) const;
+  bool kept_by_rewinds(std::uint64_t generation, std::size_t id) const;
   Node* gradient_target(std::size_t id, const arma::mat& g);  // checks g; null if id needs no gradient
   void refuse_non_finite(const Node& n, std::size_t id, const arma::mat& g) const;  // in anomaly mode
   Node& start_backward(Var output, const arma::mat& doutput);  // checks; resets this pass's gradients
@@ -267,6 +288,14 @@ class Tape {
   bool keep_intermediate_grads_ = true;
   bool in_backward_ = false;
   std::size_t current_node_ = 0;  // the node whose backward is running
+  std::size_t running_jvp_ = kNoNode;
+  // The generations rewind() ended since the last clear(), oldest first: a Var
+  // of generation g in [first, last] is still valid while its id < kept.
+  struct Rewound {
+    std::uint64_t first, last;
+    std::size_t kept;
+  };
+  std::vector<Rewound> rewound_;
 };
 
 // The value of node's attribute `name`; throws naming the op when it has none.

@@ -59,8 +59,10 @@ void Var::check_live(const char* what) const {
   if (now == generation) return;
   const std::string node = "node " + std::to_string(id);
   if (now != 0 && generation >= token->first.load(std::memory_order_relaxed)) {
-    throw Error(std::string(what) + ": the value (" + node +
-                ") belongs to a tape that was cleared since it was recorded");
+    // The tape is alive: it was cleared or rewound since. A rewind keeps the
+    // nodes before its mark, so the tape itself decides (and names which).
+    tape->check(*this, what);
+    return;
   }
   throw Error(std::string(what) + ": the value (" + node +
               ") belongs to a tape that was destroyed; a Var lives no longer than its Tape");

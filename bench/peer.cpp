@@ -1,5 +1,6 @@
 #include "bench/peer.h"
 
+#include "bench/child_process.h"
 #include "data/resources.h"
 
 // Boost 1.74's JSON parser still includes the old <boost/bind.hpp>, which prints a
@@ -8,20 +9,17 @@
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
-
-extern char** environ;
 
 namespace bench {
 
@@ -77,16 +75,39 @@ PeerLine parse_peer_line(const std::string& line) {
   return out;
 }
 
+namespace {
+
+// How long each wait on the peer may take unless $AUTOGRAD_PEER_TIMEOUT says:
+// importing torch from a cold disk takes seconds, one case's timing (its
+// repeats and warm-up, a cache eviction before each) well under a minute.
+constexpr double kProbeSeconds = 60, kStartSeconds = 120, kAnswerSeconds = 600, kExitSeconds = 30;
+constexpr std::size_t kMaxLine = 1 << 20;
+
+std::string seconds_text(double s) {
+  std::ostringstream os;
+  os << s;
+  return os.str() + " s";
+}
+
+}  // namespace
+
 std::string find_torch_python(std::string& why) {
   std::vector<std::string> pythons;
   if (const char* env = std::getenv("AUTOGRAD_PYTHON")) pythons.push_back(env);
   pythons.push_back("python3");
   pythons.push_back("/usr/bin/python3");
+  const double limit = peer_timeout(kProbeSeconds);
+  std::string hung;
   for (const std::string& py : pythons) {
-    const std::string probe = "'" + py + "' -c 'import torch' >/dev/null 2>&1";
-    if (std::system(probe.c_str()) == 0) return py;
+    ChildProcess probe("exec '" + py + "' -c 'import torch' </dev/null >/dev/null 2>&1", -1);
+    const std::optional<int> status = probe.wait_for(limit);
+    if (status == 0) return py;
+    if (!status) {
+      probe.stop();
+      hung += py + " did not finish importing torch within " + seconds_text(limit) + " (stopped it); ";
+    }
   }
-  why = "no python3 here can import torch (apt-get install -y python3-torch): ours alone";
+  why = hung + "no python3 here can import torch (apt-get install -y python3-torch): ours alone";
   return "";
 }
 
@@ -101,24 +122,19 @@ TorchPeer::TorchPeer(const std::string& args, const std::string& env) {
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     throw std::runtime_error(std::string("the PyTorch peer: socketpair: ") + std::strerror(errno));
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);  // dup2 clears close-on-exec on 0 and 1
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, "/bin/sh", &actions, nullptr, const_cast<char* const*>(argv), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
+  try {
+    child_ = std::make_unique<ChildProcess>(command, fds[1]);
+  } catch (const std::runtime_error& e) {
     close(fds[0]);
-    throw std::runtime_error("the PyTorch peer (" + command + ") did not start: " + std::strerror(rc));
+    close(fds[1]);
+    throw std::runtime_error(std::string("the PyTorch peer did not start: ") + e.what());
   }
+  close(fds[1]);
   fd_ = fds[0];
-  pid_ = pid;
   PeerLine first;
   std::string line;
-  while (first.kind == PeerLine::Skip && read_line(line)) first = parse_peer_line(line);
+  const double limit = peer_timeout(kStartSeconds);
+  while (first.kind == PeerLine::Skip && read_line(line, limit, "its first line, what it is")) first = parse_peer_line(line);
   if (first.kind != PeerLine::Status) {
     const int status = finish();
     throw std::runtime_error("the PyTorch peer (" + command + ") did not say what it is (exit status " +
@@ -130,23 +146,36 @@ TorchPeer::TorchPeer(const std::string& args, const std::string& env) {
 TorchPeer::~TorchPeer() { finish(); }
 
 int TorchPeer::finish() {
-  if (pid_ <= 0) return -1;
-  close(fd_);
+  if (!running()) return -1;
+  close(fd_);  // the end of its input: it exits
   fd_ = -1;
-  int raw = 0;
-  while (waitpid(pid_, &raw, 0) < 0 && errno == EINTR) {
+  double limit = kExitSeconds;  // finish() runs in the destructor: it must not throw
+  try {
+    limit = peer_timeout(kExitSeconds);
+  } catch (const std::runtime_error&) {
   }
-  pid_ = -1;
-  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  const std::optional<int> status = child_->wait_for(limit);
+  if (!status) error_ = "the PyTorch peer did not exit within " + seconds_text(limit) + " of the end of its input (stopped it)";
+  child_.reset();  // stops it if it still runs
+  return status.value_or(-1);
 }
 
-bool TorchPeer::read_line(std::string& line) {
+bool TorchPeer::read_line(std::string& line, double seconds, const std::string& what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
     const std::size_t newline = pending_.find('\n');
     if (newline != std::string::npos) {
       line = pending_.substr(0, newline);
       pending_.erase(0, newline + 1);
       return true;
+    }
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (pending_.size() > kMaxLine || !wait_readable(fd_, left)) {
+      const std::string why = pending_.size() > kMaxLine ? "sent a line of over 1 MB" : "did not answer within " + seconds_text(seconds);
+      close(fd_);
+      fd_ = -1;
+      child_.reset();  // kills its process group
+      throw std::runtime_error("the PyTorch peer " + why + " (" + what + "); stopped it (AUTOGRAD_PEER_TIMEOUT=SECONDS sets the wait)");
     }
     char buffer[4096];
     const ssize_t n = read(fd_, buffer, sizeof buffer);
@@ -160,12 +189,14 @@ std::optional<PeerResult> TorchPeer::time(const std::string& name, const std::st
   if (!running()) throw std::runtime_error("the PyTorch peer is not running");
   // Our own case names and shapes: letters, digits, '_', 'x' and spaces, nothing to escape.
   const std::string request = "{\"case\": \"" + name + "\", \"shape\": \"" + shape + "\"}\n";
-  if (send(fd_, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+  // MSG_DONTWAIT: a peer that stopped reading fills the socket, and that is an error, not a wait.
+  if (send(fd_, request.data(), request.size(), MSG_NOSIGNAL | MSG_DONTWAIT) != static_cast<ssize_t>(request.size())) {
     throw std::runtime_error("the PyTorch peer stopped reading (asked for " + name + "/" + shape + ")");
   }
   std::string line;
+  const double limit = peer_timeout(kAnswerSeconds);
   for (;;) {
-    if (!read_line(line)) {
+    if (!read_line(line, limit, "asked for " + name + "/" + shape)) {
       throw std::runtime_error("the PyTorch peer ended without timing " + name + "/" + shape +
                                " (exit status " + std::to_string(finish()) + ")");
     }

@@ -3,9 +3,12 @@
 // its timings of a case alternate (bench/rounds.h).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "bench/child_process.h"
 
 namespace bench {
 
@@ -49,7 +52,10 @@ class PeerLink {
 // bench/peer_torch.py --serve ARGS, run by the first python that can import
 // torch ($AUTOGRAD_PYTHON, python3, /usr/bin/python3) with `env` (VAR=value
 // ...) in its environment, one thread. Talks over a socket pair: a request
-// line in, an answer line out.
+// line in, an answer line out. Every wait on it is bounded (bench/child_process.h):
+// the probe for torch 60 s, its first line 120 s, each answer 600 s, its exit
+// 30 s, or all of them $AUTOGRAD_PEER_TIMEOUT seconds; past the limit the
+// process is killed and the call says so (a std::runtime_error, or status()).
 class TorchPeer : public PeerLink {
  public:
   // Starts nothing when no python can import torch: running() is false and
@@ -60,17 +66,21 @@ class TorchPeer : public PeerLink {
   TorchPeer(const TorchPeer&) = delete;
   TorchPeer& operator=(const TorchPeer&) = delete;
 
-  bool running() const { return pid_ > 0; }
+  bool running() const { return child_ != nullptr && child_->running(); }
   const std::string& status() const { return status_; }
+  // Why finish() returned non-zero when it had to stop the process, else "".
+  const std::string& error() const { return error_; }
   std::optional<PeerResult> time(const std::string& name, const std::string& shape) override;
-  // Closes the socket and waits: the process's exit status (0: it ended cleanly).
+  // Closes the socket and waits: the process's exit status (0: it ended cleanly;
+  // -1 when it had to be stopped, error() says why).
   int finish();
 
  private:
-  bool read_line(std::string& line);  // false at the end of the peer's output
+  // false at the end of the peer's output; throws when nothing came within `seconds`.
+  bool read_line(std::string& line, double seconds, const std::string& what);
   int fd_ = -1;
-  int pid_ = -1;
-  std::string status_, pending_;
+  std::unique_ptr<ChildProcess> child_;
+  std::string status_, error_, pending_;
 };
 
 // The python that can import torch, or "" (and why not in `why`).

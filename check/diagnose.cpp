@@ -47,6 +47,16 @@ std::string where_wrong(const arma::umat& ok) {
   return os.str();
 }
 
+// The least-squares c in yours ~ c expected, <yours, e> / <e, e>, with both
+// scaled to a largest magnitude of 1 first: the sums of products of values near
+// 1e308 overflow to inf (and of values near 1e-200 underflow to 0) where the
+// ratio itself is an ordinary number. Not finite only when the ratio is.
+double fitted_factor(const arma::mat& yours, const arma::mat& expected) {
+  const double sy = arma::abs(yours).max(), se = arma::abs(expected).max();
+  const arma::mat y = yours / sy, e = expected / se;
+  return (sy / se) * (arma::accu(y % e) / arma::accu(e % e));
+}
+
 // What a factor might mean: "1/N" when 1/factor is a size the caller named.
 std::string factor_meaning(double factor, const DiagnoseOptions& o) {
   for (const auto& [name, n] : o.sizes) {
@@ -109,7 +119,8 @@ const char* mistake_name(Mistake m) {
 }
 
 std::string fraction_text(double x) {
-  for (int q = 1; q <= 64; ++q) {
+  // Past 1e6 no small fraction is meant (and long(p) would overflow near 1e308).
+  for (int q = 1; q <= 64 && std::abs(x) < 1e6; ++q) {
     const double p = std::round(x * q);
     if (p != 0 && std::abs(x * q - p) < 1e-6 * std::max(1.0, std::abs(p))) {
       return q == 1 ? std::to_string(long(p)) : std::to_string(long(p)) + "/" + std::to_string(q);
@@ -144,9 +155,18 @@ Diagnosis diagnose_gradient(const arma::mat& yours, const arma::mat& expected, c
     return d;
   }
   // The best c in yours ~ c expected (least squares), accepted if it explains every element.
-  const double ee = arma::accu(expected % expected);
-  if (scale > o.atol && ee > 0) {
-    const double c = arma::accu(yours % expected) / ee;
+  if (scale > o.atol) {
+    const double c = fitted_factor(yours, expected);
+    if (!std::isfinite(c)) {  // yours / expected is past the largest double: no factor to name
+      std::ostringstream os;
+      os.precision(3);
+      os << "Yours is far too large: up to " << arma::abs(yours).max() << " where the expected gradient is at most "
+         << scale << ", a ratio past the largest double. A division by a value that should be a multiplication, "
+         << "or an exponent applied twice?";
+      d.kind = Mistake::Unrecognised;
+      d.hint = os.str();
+      return d;
+    }
     if (all_close(yours, c * expected, o) && std::abs(c - 1) > 1e-6) {
       d.factor = c;
       d.factor_text = fraction_text(c);

@@ -12,10 +12,14 @@
 //
 // A non-scalar f is made scalar for second order as gradcheck does: <w, f(x)>
 // with fixed random weights w. The relative error of the transpose identity is
-// |<u, J v> - <J^T u, v>| / (|u| |J v| + |J^T u| |v|): rounding relative to the
-// size of the terms the two sums add (Cauchy-Schwarz bounds either product by
-// its term), so a dot product that cancels to near zero is not held to an
-// impossible standard.
+// |<u, J v> - <J^T u, v>| / S, S = sum over f's nodes k of <|g_k|, |t_k|>: each
+// node's tangent t_k against its adjoint g_k (the gradient of <u, f> there).
+// Rounding at a node moves t_k (or g_k) by a few ulps, and the pairing by that
+// much times the other, so S is the size of the terms before they cancel: a
+// correct op is never held to an impossible standard, even where J nearly
+// vanishes (|u| |J v| + |J^T u| |v|, the ends alone, was a trillion times too
+// small for tanh x - (1 - 1e-12) tanh x), while a rule 1e-9 off still fails
+// (its error is 1e-9 of one node's term, S a few dozen such terms).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +33,7 @@ namespace ag {
 struct TransposeReport {
   double forward = 0;    // <u, J v>
   double reverse = 0;    // <J^T u, v>
-  double scale = 0;      // |u| |J v| + |J^T u| |v|
+  double scale = 0;      // sum over nodes of <|adjoint|, |tangent|>: the terms before they cancel
   double rel_error = 0;  // |forward - reverse| / scale (0 when both sides vanish)
   bool passed = true;
 };

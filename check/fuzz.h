@@ -93,6 +93,7 @@ FuzzGraph shrink(const FuzzGraph& failing, const std::function<bool(const FuzzGr
 
 struct FuzzFailure {
   std::uint64_t seed = 0;
+  int forward_order = 0;  // FuzzOptions::forward_order it was found with (the rerun line repeats it)
   FuzzGraph graph, shrunk;
   FuzzCheck check, shrunk_check;
   std::string describe() const;  // the seed, the shrunk graph and why it fails

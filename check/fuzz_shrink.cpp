@@ -1,5 +1,6 @@
 // Checking fuzz graphs against finite differences, and shrinking a failing one.
 #include <sstream>
+#include <string>
 #include <utility>
 
 #include "check/fuzz.h"
@@ -109,8 +110,10 @@ FuzzGraph shrink(const FuzzGraph& failing, const std::function<bool(const FuzzGr
 
 std::string FuzzFailure::describe() const {
   std::ostringstream os;
-  os << "fuzz: the graph from seed " << seed << " fails gradcheck (rerun it alone: autograd fuzz --graphs 1 --seed "
-     << seed << ")\n"
+  // Every option that changes what a graph is checked for, so that the line reproduces the failure.
+  const std::string order = forward_order > 0 ? " --forward-order " + std::to_string(forward_order) : "";
+  os << "fuzz: the graph from seed " << seed << (forward_order > 0 ? " fails its checks" : " fails gradcheck")
+     << " (rerun it alone: autograd fuzz --graphs 1 --seed " << seed << order << ")\n"
      << "smallest graph that still fails (" << shrunk.op_count() << " of " << graph.op_count() << " ops):\n"
      << shrunk.describe() << "why:\n" << shrunk_check.message;
   return os.str();
@@ -130,6 +133,7 @@ FuzzReport fuzz(int graphs, std::uint64_t first_seed, const FuzzOptions& options
     if (check.passed) continue;
     FuzzFailure f;
     f.seed = seed;
+    f.forward_order = options.forward_order;
     f.shrunk = shrink(graph, fails);
     f.shrunk_check = check_graph(f.shrunk, options);
     f.graph = std::move(graph);

@@ -1,6 +1,7 @@
 #include "check/norm_compare.h"
 
 #include <cmath>
+#include <limits>
 
 #include "check/listing.h"
 #include "ops/layernorm.h"
@@ -66,6 +67,32 @@ double derivative(F f, LD v0, LD h) {
   return double((4 * central(h / 2) - central(h)) / 3);
 }
 
+// How far a difference quotient of a loss with uncancelled size S (the sum
+// of its terms' magnitudes) can be off from rounding alone, with step h: L is
+// a long-double sum of D-term rows, each term a few operations, so it is good
+// to about (D + 8) ulps of S; the Richardson combination of two central
+// differences turns a rounding error delta into at most 3 delta / h.
+LD rounding_resolution(LD S, LD h, std::size_t D) {
+  return 3 * LD(D + 8) * std::numeric_limits<LD>::epsilon() * S / h;
+}
+
+// Row i's share of S: sum_j |dy_ij| (|gamma_j| (|x_ij| + |mean_i|) / scale_i + |beta_j|),
+// a bound on sum_j |dy_ij y_ij| that also counts the rounding of x - mean.
+LD loss_magnitude(const NormInputs& in, arma::uword i) {
+  const arma::uword D = in.x.n_cols;
+  LD mean = 0, var = 0;
+  if (!in.rms) mean = LD(arma::mean(in.x.row(i)));
+  for (arma::uword j = 0; j < D; ++j) var += (LD(in.x(i, j)) - mean) * (LD(in.x(i, j)) - mean);
+  const LD scale = std::sqrt(var / LD(D) + LD(in.eps));
+  LD S = 0;
+  for (arma::uword j = 0; j < D; ++j) {
+    const LD term = std::abs(LD(in.gamma(j))) * (std::abs(LD(in.x(i, j))) + std::abs(mean)) / scale +
+                    (in.rms ? 0 : std::abs(LD(in.beta(j))));
+    S += std::abs(LD(in.dy(i, j))) * term;
+  }
+  return S;
+}
+
 NormPath numeric_path(const NormInputs& in) {
   const arma::uword N = in.x.n_rows, D = in.x.n_cols;
   Reference ref{in, to_row(in.gamma, D), to_row(in.beta, D)};
@@ -74,25 +101,32 @@ NormPath numeric_path(const NormInputs& in) {
   p.ran = true;
   p.y = norm_reference(in);
   p.dx.set_size(N, D);
+  p.dx_resolution.set_size(N, D);
+  LD S = 0;  // the whole loss's
   for (arma::uword i = 0; i < N; ++i) {
     Row x = ref.row(i), y;
     const LD h = 1e-3L * forward_row(x, ref.gamma, ref.beta, in.eps, in.rms, y);  // a step on the row's scale
+    const LD S_i = loss_magnitude(in, i);
+    S += S_i;
+    p.dx_resolution.row(i).fill(double(rounding_resolution(S_i, h, D)));
     for (arma::uword j = 0; j < D; ++j) {
       const LD x0 = x[j];
       p.dx(i, j) = derivative([&](LD v) { x[j] = v; LD l = ref.loss_row(i, x, ref.gamma, ref.beta); x[j] = x0; return l; }, x0, h);
     }
   }
-  auto param_grad = [&](Row& param) {
+  auto param_grad = [&](Row& param, arma::mat& res) {
     arma::mat g(1, D);
+    res.set_size(1, D);
     for (arma::uword j = 0; j < D; ++j) {
-      const LD p0 = param[j];
+      const LD p0 = param[j], h = 1e-3L * std::max<LD>(1, std::abs(p0));
       g(j) = derivative([&](LD v) { param[j] = v; LD l = ref.loss(ref.gamma, ref.beta); param[j] = p0; return l; },
-                        p0, 1e-3L * std::max<LD>(1, std::abs(p0)));
+                        p0, h);
+      res(j) = double(rounding_resolution(S, h, D * N));
     }
     return g;
   };
-  p.dgamma = param_grad(ref.gamma);
-  if (!in.rms) p.dbeta = param_grad(ref.beta);
+  p.dgamma = param_grad(ref.gamma, p.dgamma_resolution);
+  if (!in.rms) p.dbeta = param_grad(ref.beta, p.dbeta_resolution);
   return p;
 }
 
@@ -117,21 +151,42 @@ NormPath tape_path(const NormInputs& in, bool fused) {
   return p;
 }
 
+// The resolutions of both paths (empty: none) added, shaped like m.
+arma::mat allowance(const arma::mat& m, const arma::mat& ra, const arma::mat& rb) {
+  arma::mat r(arma::size(m), arma::fill::zeros);
+  if (arma::size(ra) == arma::size(m)) r += ra;
+  if (arma::size(rb) == arma::size(m)) r += rb;
+  return r;
+}
+
 NormDiff diff(const std::string& quantity, const NormPath& a, const NormPath& b, const arma::mat& ma,
-              const arma::mat& mb) {
-  NormDiff d{quantity, a.name, b.name, 0, 0};
+              const arma::mat& mb, const arma::mat& resolution) {
+  NormDiff d{quantity, a.name, b.name};
   if (ma.n_elem == 0 || ma.n_elem != mb.n_elem) return d;
-  d.max_abs = arma::abs(ma - mb).max();
-  const double scale = std::max(arma::abs(ma).max(), arma::abs(mb).max());
-  d.max_rel = scale > 0 ? d.max_abs / scale : 0.0;
+  const arma::mat gap = arma::abs(ma - mb);
+  d.max_abs = gap.max();
+  d.scale = std::max(arma::abs(ma).max(), arma::abs(mb).max());
+  d.max_rel = d.scale > 0 ? d.max_abs / d.scale : 0.0;
+  d.resolution = resolution.max();
+  d.agrees = arma::all(arma::vectorise(gap <= std::max(1e-6 * d.scale, 1e-9) + resolution));  // NaN disagrees
   return d;
 }
 
+}  // namespace
+
+std::vector<NormDiff> compare_paths(const NormPath& a, const NormPath& b, bool rms) {
+  std::vector<NormDiff> out;
+  out.push_back(diff("y", a, b, a.y, b.y, arma::zeros(arma::size(a.y))));
+  out.push_back(diff("dx", a, b, a.dx, b.dx, allowance(a.dx, a.dx_resolution, b.dx_resolution)));
+  out.push_back(diff("dgamma", a, b, a.dgamma, b.dgamma, allowance(a.dgamma, a.dgamma_resolution, b.dgamma_resolution)));
+  if (!rms) out.push_back(diff("dbeta", a, b, a.dbeta, b.dbeta, allowance(a.dbeta, a.dbeta_resolution, b.dbeta_resolution)));
+  return out;
+}
+
+namespace {
+
 void add_diffs(std::vector<NormDiff>& out, const NormPath& a, const NormPath& b, bool rms) {
-  out.push_back(diff("y", a, b, a.y, b.y));
-  out.push_back(diff("dx", a, b, a.dx, b.dx));
-  out.push_back(diff("dgamma", a, b, a.dgamma, b.dgamma));
-  if (!rms) out.push_back(diff("dbeta", a, b, a.dbeta, b.dbeta));
+  for (NormDiff& d : compare_paths(a, b, rms)) out.push_back(std::move(d));
 }
 
 }  // namespace

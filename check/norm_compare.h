@@ -32,15 +32,28 @@ struct NormPath {
   std::size_t nodes = 0;            // nodes the norm recorded (leaves not counted)
   std::size_t saved_bytes = 0;      // tape.saved_bytes() before backward released them
   std::string tape_listing;         // format_tape() before backward
+  // The numeric path only: per element, how far its difference quotient can be
+  // off from the rounding of L alone (a few ulps of L's terms, in long double,
+  // divided by the step). Empty for the tape paths.
+  arma::mat dx_resolution, dgamma_resolution, dbeta_resolution;
 };
 
 // The largest difference between two paths in one quantity. rel is max_abs
 // divided by the larger of the two largest magnitudes (a norm-wise relative
 // error, stable where single entries are near zero).
+//
+// Whether they agree: every element within 1e-6 of that larger magnitude, or
+// 1e-9 (rounding around a true zero), plus the numeric path's resolution
+// there. A finite difference of L ~ 1e20 in beta cannot resolve a dbeta ~ 1,
+// so its allowance follows L's scale and a correct backward is not reported
+// broken; at ordinary scales the allowance is ~1e-15 and a real error is seen.
 struct NormDiff {
   std::string quantity;  // "y", "dx", "dgamma", "dbeta"
   std::string a, b;      // path names
   double max_abs = 0, max_rel = 0;
+  double scale = 0;       // the larger of the two largest magnitudes
+  double resolution = 0;  // the numeric path's largest allowance in this quantity (0: none compared)
+  bool agrees = true;
 };
 
 struct NormComparison {
@@ -48,6 +61,9 @@ struct NormComparison {
   std::vector<NormDiff> diffs;  // composed-fused, composed-numeric, fused-numeric per quantity
   double worst_rel(const std::string& a, const std::string& b) const;
 };
+
+// a against b in each quantity (y, dx, dgamma[, dbeta]), as compare_norm does.
+std::vector<NormDiff> compare_paths(const NormPath& a, const NormPath& b, bool rms);
 
 // Throws ag::Error (from the ops) for bad shapes or eps.
 NormComparison compare_norm(const NormInputs& in, bool finite_differences = true);

@@ -98,7 +98,9 @@ bench::Rounds run_both(const bench::Plan& plan, bool quick, const std::string& o
   const std::string failure = r.peer.status;
   r.peer.status = !peer ? "off (--peer off): ours alone" : peer->status();
   if (!failure.empty()) r.peer.status += "; " + failure;
-  if (running && failure.empty() && peer->finish() != 0) r.peer.status += "; the peer exited with an error";
+  if (running && failure.empty() && peer->finish() != 0) {
+    r.peer.status += "; " + (peer->error().empty() ? std::string("the peer exited with an error") : peer->error());
+  }
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "autograd/format.h"
 #include "cli/run_folder.h"
 #include "cli/train_options.h"
 #include "cli/train_run.h"
@@ -132,7 +133,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   print_table(curves, axis);
   out.write("metrics.csv", ag::compare_csv(curves, axis));
   const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), curves, title_for(values, varied), plot_style(runs[0]));
-  for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
+  for (const std::string& path : out.commit()) std::cout << "wrote " << ag::printable(path) << "\n";
   if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
   return varied.option == "impl" && !within_tolerance(curves, tolerance, axis) ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 // character of a saved GPT on a text file, against the bigram baseline.
 // Wiring only: the checkpoint's description (train/model_description.h) says
 // how to rebuild the model and the split it was trained with.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -27,7 +28,7 @@ void print_evaluation(const std::string& dataset, const std::string& split, cons
     std::snprintf(line, sizeof line, "%s, %s (%llu samples): loss (mse) %.4f", dataset.c_str(), split.c_str(),
                   static_cast<unsigned long long>(scored.size()), e.loss);
   }
-  std::cout << line << "\n";
+  std::cout << ag::printable(line) << "\n";  // the dataset's name comes from the checkpoint
 }
 
 // The data must have the model's inputs, and a task its output layer can score:
@@ -46,6 +47,15 @@ void check_fits(const ag::Dataset& data, const ag::ModelDescription& run, const 
   if (data.task == ag::Task::Classification && data.classes > outputs) {
     throw ag::DataError(run.config.dataset + ": has " + std::to_string(data.classes) + " classes; " + model +
                         " gives " + std::to_string(outputs) + " outputs");
+  }
+}
+
+// Finite weights can still overflow in the forward (sample refuses such a
+// model too): a loss that is NaN or inf is no score, and says so.
+void require_finite_loss(double loss, const std::string& model_path) {
+  if (!std::isfinite(loss)) {
+    throw ag::DataError(model_path + ": the model's loss is " + ag::format_number(loss) +
+                        ": its outputs are not finite (NaN or inf), its weights overflow double precision");
   }
 }
 
@@ -77,7 +87,9 @@ int eval_mlp(const ag::ModelDescription& run, const ag::Checkpoint& ckpt, const 
                         " samples, validation_fraction=" + ag::format_number(run.config.validation_fraction) + "); use --split all");
   }
   ag::Tape tape;
-  print_evaluation(run.config.dataset, o.split, scored, ag::evaluate(model, scored, tape));
+  const ag::Evaluation e = ag::evaluate(model, scored, tape);
+  require_finite_loss(e.loss, o.model_path);
+  print_evaluation(run.config.dataset, o.split, scored, e);
   return 0;
 }
 
@@ -98,12 +110,13 @@ int eval_gpt(const ag::ModelDescription& run, const ag::Checkpoint& ckpt, const 
   if (o.split == "all") scored.insert(scored.begin(), data.train.begin(), data.train.end());
   ag::Tape tape;
   const double loss = ag::evaluate_lm(model, scored, tape);
+  require_finite_loss(loss, o.model_path);
   const double bigram = ag::fit_bigram(data.train, run.vocab.size()).loss(scored);
   const std::size_t lines = o.split == "all" ? data.text.lines.size()
                                              : (o.split == "train" ? data.split.train : data.split.validation).size();
   std::printf("%s, %s (%zu line%s, %zu characters to predict): loss %.4f nats per character, "
               "%.3fx the bigram baseline %.4f\n",
-              run.config.dataset.c_str(), o.split.c_str(), lines, lines == 1 ? "" : "s", ag::count_targets(scored), loss,
+              ag::printable(run.config.dataset).c_str(), o.split.c_str(), lines, lines == 1 ? "" : "s", ag::count_targets(scored), loss,
               loss / bigram, bigram);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "autograd/error.h"
+#include "autograd/format.h"
 #include "cli/cli.h"
 #include "notebooks/render.h"
 
@@ -65,15 +66,16 @@ int render_all(const std::vector<std::string>& chosen, const fs::path& source_di
   for (const std::string& name : chosen) {
     try {
       render_lesson(name, source_dir, bin_dir, out_dir, formats);
-      std::cout << "rendered " << name << " -> " << (out_dir / name).string() << "\n" << std::flush;
+      std::cout << "rendered " << ag::printable(name) << " -> " << ag::printable((out_dir / name).string()) << "\n"
+                << std::flush;
     } catch (const std::exception& e) {
-      std::cerr << "autograd notebook: " << name << ": " << e.what() << "\n";
+      std::cerr << "autograd notebook: " << ag::printable(name) << ": " << e.what() << "\n";
       failed.push_back(name);
     }
   }
   if (failed.empty()) return 0;
   std::string names;
-  for (const std::string& name : failed) names += (names.empty() ? "" : ", ") + name;
+  for (const std::string& name : failed) names += (names.empty() ? "" : ", ") + ag::printable(name);
   std::cerr << "autograd notebook: " << failed.size() << " of " << chosen.size() << " lessons failed: " << names
             << "\n";
   return 1;
@@ -122,7 +124,7 @@ int cmd_notebook(const std::vector<std::string>& args) {
   const fs::path source_dir = source.empty() ? fs::path(AUTOGRAD_SOURCE_DIR) / "notebooks" : fs::path(source);
   const std::vector<std::string> all = lesson_names(source_dir);
   if (action == "list") {
-    for (const std::string& lesson : all) std::cout << lesson << "\n";
+    for (const std::string& lesson : all) std::cout << ag::printable(lesson) << "\n";  // file names
     return 0;
   }
   if (action != "render" && action != "run") throw UsageError("expected 'render', 'run' or 'list', got '" + action + "'");

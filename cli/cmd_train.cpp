@@ -36,7 +36,7 @@ std::string gpt_title(const ag::RunConfig& c, const ag::GptSpec& spec, double bi
 
 void print_text_data(const ag::RunConfig& config, const ag::LmData& data) {
   std::printf("data: %s, %zu lines (%zu train / %zu validation), %zu characters + the boundary token\n",
-              config.dataset.c_str(), data.text.lines.size(), data.split.train.size(), data.split.validation.size(),
+              ag::printable(config.dataset).c_str(), data.text.lines.size(), data.split.train.size(), data.split.validation.size(),
               data.text.vocab.chars.size());
   std::printf("bigram baseline: val loss %.4f (nats per character, add-one smoothing, %zu validation targets)\n",
               data.bigram_val_loss, ag::count_targets(data.validation));
@@ -95,7 +95,7 @@ int cmd_train(const std::vector<std::string>& args) {
   // Every file of the run is complete before any replaces the last run's.
   out.write("metrics.csv", ag::metrics_csv(history, axis));
   const ag::PlotResult plot = ag::plot_curves(out.staged("curves.png"), {{"", history}}, title(run), plot_style(run));
-  for (const std::string& path : out.commit()) std::cout << "wrote " << path << "\n";
+  for (const std::string& path : out.commit()) std::cout << "wrote " << ag::printable(path) << "\n";
   if (!plot.written) std::cout << "no plot: " << plot.message << "\n";
   return 0;
 }

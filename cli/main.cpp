@@ -50,8 +50,10 @@ void print_usage(std::ostream& os) {
 // Runs one subcommand. Every error is one line on stderr: 2 for bad usage or
 // input (including a path that cannot be read or written), 1 for anything else.
 int run_command(const Command& c, const std::vector<std::string>& rest) {
+  // A message may quote a file (a checkpoint's description, a CSV field, a
+  // file name): escaped, so it cannot send the terminal escape sequences.
   auto fail = [&c](const std::exception& e, int status) {
-    std::cerr << "autograd " << c.name << ": " << ag::one_line(e.what()) << "\n";
+    std::cerr << "autograd " << c.name << ": " << ag::printable(ag::one_line(e.what())) << "\n";
     return status;
   };
   try {

@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "cli/cli.h"
@@ -27,49 +29,107 @@ const char* const kCommitMark = "COMMIT";
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 // Moves the outputs of a staging folder into `dir`: the ones it holds are
-// renamed in, the ones the COMMIT mark lists but it lacks are removed.
+// renamed in, the ones the COMMIT mark lists but it lacks are removed (a file
+// only: unlink never removes a directory).
 void roll_forward(const fs::path& staging, const fs::path& dir) {
   std::ifstream mark(staging / kCommitMark);
   for (std::string name; std::getline(mark, name);) {
-    if (name.empty() || name.find('/') != std::string::npos) continue;
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") continue;
     std::error_code ec;
     if (fs::exists(staging / name, ec)) {
       fs::rename(staging / name, dir / name);
     } else {
-      fs::remove(dir / name, ec);
+      ::unlink((dir / name).c_str());
     }
   }
 }
 
-// ".model.ckpt.tmp.AB12cd": a temporary ag::write_file_atomic had not renamed yet.
-bool is_atomic_write_temporary(const std::string& name) {
-  const std::string mark = ".tmp.";
-  if (name.size() < 1 + mark.size() + 6 || name[0] != '.') return false;
-  const std::size_t at = name.size() - 6 - mark.size();
-  if (name.compare(at, mark.size(), mark) != 0) return false;
-  for (std::size_t i = name.size() - 6; i < name.size(); ++i) {
+// The journal, DIR/.autograd.lock's text: the staging folders this program
+// made in DIR, each with the inode mkdtemp gave it. Only what it lists is ever
+// removed, so a user's file that merely looks like a temporary is never touched.
+const char* const kJournalHeader = "autograd run folder journal 1";
+
+struct JournalEntry {
+  std::string name;
+  unsigned long long device = 0, inode = 0;
+};
+
+// A name this program generates: the staging prefix and mkdtemp's 6 characters.
+bool is_staging_name(const std::string& name) {
+  const std::size_t prefix = std::strlen(kStagingPrefix);
+  if (name.size() != prefix + 6 || !starts_with(name, kStagingPrefix)) return false;
+  for (std::size_t i = prefix; i < name.size(); ++i) {
     if (!std::isalnum(static_cast<unsigned char>(name[i]))) return false;
   }
   return true;
 }
 
-// What an earlier run left when it was killed: a staging folder (finished if
-// it was committing, else deleted) and the temporaries of the older writers.
-void recover(const fs::path& dir, const std::vector<std::string>& outputs) {
-  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    std::error_code ec;
-    if (starts_with(name, kStagingPrefix) && e.is_directory(ec)) {
-      if (fs::exists(e.path() / kCommitMark, ec)) roll_forward(e.path(), dir);
-      fs::remove_all(e.path(), ec);
-      continue;
+std::vector<JournalEntry> read_journal(int fd, const std::string& dir) {
+  std::string text(1 << 16, '\0');
+  const ssize_t n = ::pread(fd, text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  std::vector<JournalEntry> entries;
+  if (text.empty()) return entries;  // a new lock, or one an older version left
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != kJournalHeader) {
+    throw UsageError("--out '" + dir + "': .autograd.lock there is not an autograd lock (it holds other text); "
+                     "move it away or choose another folder");
+  }
+  for (JournalEntry e; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string kind;
+    if (fields >> kind >> e.name >> e.device >> e.inode && kind == "staging" && is_staging_name(e.name)) {
+      entries.push_back(e);
     }
-    // ag::write_file_atomic's ".NAME.tmp.XXXXXX", a plot's ".autograd-plot-XXXXXX",
-    // and what older versions left: "curves.png.tmp-PID.png", ".autograd-write-test".
-    bool stale = is_atomic_write_temporary(name) || starts_with(name, ".autograd-plot-") ||
-                 name == ".autograd-write-test";
-    for (const std::string& out : outputs) stale = stale || starts_with(name, out + ".tmp-");
-    if (stale) fs::remove_all(e.path(), ec);
+  }
+  return entries;
+}
+
+void write_journal(int fd, const std::vector<JournalEntry>& entries) {
+  std::string text = std::string(kJournalHeader) + "\n";
+  for (const JournalEntry& e : entries) {
+    text += "staging " + e.name + " " + std::to_string(e.device) + " " + std::to_string(e.inode) + "\n";
+  }
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
+      ::fsync(fd) != 0) {
+    throw ag::DataError("cannot write .autograd.lock (" + std::string(std::strerror(errno)) + ")");
+  }
+}
+
+// The entry's folder is still the one this program made: a real directory
+// (not a link) with the same device and inode.
+bool still_ours(const fs::path& dir, const JournalEntry& e) {
+  struct stat st {};
+  return ::lstat((dir / e.name).c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+         static_cast<unsigned long long>(st.st_dev) == e.device && static_cast<unsigned long long>(st.st_ino) == e.inode;
+}
+
+// What an earlier run left when it was killed: its staging folders, finished if
+// it was committing, else deleted. Returns the ones that could not be removed
+// (they stay listed); the others are forgotten.
+std::vector<JournalEntry> recover(const fs::path& dir, const std::vector<JournalEntry>& journal) {
+  std::vector<JournalEntry> left;
+  for (const JournalEntry& e : journal) {
+    if (!still_ours(dir, e)) continue;  // gone, or replaced by someone else's
+    std::error_code ec;
+    if (fs::exists(dir / e.name / kCommitMark, ec)) roll_forward(dir / e.name, dir);
+    fs::remove_all(dir / e.name, ec);
+    if (ec) left.push_back(e);
+  }
+  return left;
+}
+
+// Takes a staging folder that is gone off the journal. Best effort: a name left
+// listed is dropped by the next run, which finds no such folder.
+void forget(int fd, const std::string& dir, const std::string& staging) noexcept {
+  try {
+    std::vector<JournalEntry> journal = read_journal(fd, dir);
+    const std::string name = fs::path(staging).filename().string();
+    journal.erase(std::remove_if(journal.begin(), journal.end(), [&](const JournalEntry& e) { return e.name == name; }),
+                  journal.end());
+    write_journal(fd, journal);
+  } catch (const std::exception&) {
   }
 }
 
@@ -106,9 +166,10 @@ RunFolder::RunFolder(std::string dir, std::vector<std::string> outputs)
     lock_fd_ = -1;
     throw UsageError("--out '" + dir_ + "': another autograd run is writing there; wait for it or choose another folder");
   }
+  std::vector<JournalEntry> journal;
   try {
     refuse_special_outputs(dir_, outputs_);  // before any work: the run would end refused
-    recover(dir_, outputs_);
+    journal = recover(dir_, read_journal(lock_fd_, dir_));
   } catch (const fs::filesystem_error& e) {
     throw UsageError("--out '" + dir_ + "': cannot clean up after an earlier run (" + e.code().message() + ")");
   }
@@ -117,11 +178,28 @@ RunFolder::RunFolder(std::string dir, std::vector<std::string> outputs)
     throw UsageError("--out '" + dir_ + "': the directory is not writable (" + std::strerror(errno) + ")");
   }
   staging_ = pattern;
+  // Listed only once made: a run killed before this line leaks an empty folder
+  // rather than listing a name that might be someone else's.
+  struct stat st {};
+  if (::lstat(staging_.c_str(), &st) == 0) {
+    journal.push_back({fs::path(staging_).filename().string(), static_cast<unsigned long long>(st.st_dev),
+                       static_cast<unsigned long long>(st.st_ino)});
+  }
+  try {
+    write_journal(lock_fd_, journal);
+  } catch (const ag::DataError& e) {
+    ::rmdir(staging_.c_str());  // made a moment ago, still empty
+    staging_.clear();
+    throw UsageError("--out '" + dir_ + "': " + e.what());
+  }
 }
 
 RunFolder::~RunFolder() {
   std::error_code ec;
-  if (!staging_.empty()) fs::remove_all(staging_, ec);
+  if (!staging_.empty()) {
+    fs::remove_all(staging_, ec);
+    forget(lock_fd_, dir_, staging_);
+  }
   if (created_ && !committed_) {
     fs::remove(fs::path(dir_) / ".autograd.lock", ec);
     fs::remove(dir_, ec);  // only if empty
@@ -159,6 +237,7 @@ std::vector<std::string> RunFolder::commit() {
   roll_forward(staging_, dir_);
   std::error_code ec;
   fs::remove_all(staging_, ec);
+  if (!ec) forget(lock_fd_, dir_, staging_);
   staging_.clear();
   committed_ = true;
   return moved;

@@ -19,7 +19,13 @@
 // - commit() first writes DIR/.autograd-run-XXXXXX/COMMIT, then renames. A run
 //   killed during those renames is finished by the next run into DIR (it
 //   finds the COMMIT mark and moves the rest); a staging folder without the
-//   mark is deleted, as are temporaries a killed run left beside the outputs.
+//   mark is deleted.
+// - Nothing is removed that this program did not make: the lock file holds a
+//   journal of the staging folders made in DIR (name, device, inode), and the
+//   next run cleans only those, and only while they are still those folders.
+//   A user's files that merely look like temporaries (".x.tmp.AB12cd",
+//   ".autograd-run-MINE") are never touched; a lock file holding anything but a
+//   journal is refused by name rather than overwritten.
 #pragma once
 
 #include <functional>

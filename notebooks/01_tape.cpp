@@ -293,21 +293,22 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. **By hand, then by the tape.** For f(a, b) = a * b + a at a = 2, b = 3,
+// 1. (easy) **By hand, then by the tape.** For f(a, b) = a * b + a at a = 2, b = 3,
 //    write the tape (nodes and their inputs), walk it backwards by hand, and
 //    give df/da and df/db. Then record it with `Tape` and check your numbers.
-// 2. **`=` instead of `+=`.** Suppose `Tape::accumulate` *assigned* the
+// 2. (medium) **`=` instead of `+=`.** Suppose `Tape::accumulate` *assigned* the
 //    gradient instead of adding it. In f = (a + b) * b (the first example),
 //    which value would b's gradient end with, and why that one? Which other
 //    expression of this lesson would also come out wrong?
-// 3. **No graph search.** micrograd sorts its graph topologically (a
+// 3. (medium) **No graph search.** micrograd sorts its graph topologically (a
 //    depth-first search) before backward; this tape just walks its list in
 //    reverse. Explain why the order in which nodes were recorded is already a
 //    topological order, so that when a node's backward runs its gradient is
 //    complete.
-// 4. **Forward or reverse mode.** For f from R^n to R^m, forward mode gives one
+// 4. (easy) **Forward or reverse mode.** For f from R^n to R^m, forward mode gives one
 //    column of the Jacobian (J v) per pass and reverse mode one row (u^T J).
 //    How many passes does each need for the full Jacobian? Which one would you
 //    use for a loss of 10^6 parameters, and what does reverse mode pay for it?
-// 5. **x to the x.** Build h(x) = x^x from the ops of this lesson
-//    (hint: x^x = exp(x log x)), and check dh/dx at x = 2 against calculus.
+// 5. (medium) **x to the x.** Build h(x) = x^x from this lesson's ops and one more,
+//    `ag::log` (hint: x^x = exp(x log x)), and check dh/dx at x = 2 against
+//    calculus.

@@ -57,9 +57,13 @@ NB_CELL {
 //
 // ## A column, and a scalar
 //
-// The same holds for a column c (Nx1) repeated across the columns, and for a
-// scalar s (1x1) repeated everywhere: their gradients are the row sums and the
-// total sum of dL/dy.
+// The same rule holds for a column c (3x1) repeated across the columns, and
+// for a scalar s (1x1) repeated everywhere: each one's gradient is the sum of
+// the gradients that reach its copies. Here the column *multiplies* x, in
+// y = x * c + s, so the copy of c(i) in y(i, j) receives dL/dy(i, j) x(i, j) =
+// w(i, j) x(i, j), and dL/dc is the row sums of w * x (not of w: those would
+// be [2, 0.5, 6]). The scalar is added, so each copy receives w(i, j) and
+// dL/ds is the sum of all of w.
 
 // %%
 NB_CELL {
@@ -71,6 +75,7 @@ NB_CELL {
   tape.backward(loss);
   nb::show("dL/dc", c.grad());
   nb::show("row sums of w * x", arma::sum(w % x, 1));
+  nb::show("row sums of w alone (what an added column would get)", arma::sum(w, 1));
   nb::show("dL/ds", s.grad());
   nb::check_close("dL/dc = row sums of w * x", c.grad(), arma::mat(arma::sum(w % x, 1)), 1e-12);
   nb::check_close("dL/ds = sum of all w", s.grad()(0), arma::accu(w), 1e-12);
@@ -147,14 +152,14 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. x is 3x4 and b is 1x4; y = x + b. What is dL/db for L = sum(y)? And for
+// 1. (easy) x is 3x4 and b is 1x4; y = x + b. What is dL/db for L = sum(y)? And for
 //    L = mean(y)? Check both on a tape.
-// 2. c is 3x1 and y = x + c (c repeated across the 4 columns). For
+// 2. (easy) c is 3x1 and y = x + c (c repeated across the 4 columns). For
 //    L = sum(w * y), write dL/dc in terms of w, then check it.
-// 3. s is 1x1 and y = s * x (element-wise, s repeated everywhere). Give
+// 3. (easy) s is 1x1 and y = s * x (element-wise, s repeated everywhere). Give
 //    dL/ds and dL/dx in terms of dL/dy and x.
-// 4. Why does the backward of mean(x, dim=1) divide by the number of
+// 4. (easy) Why does the backward of mean(x, dim=1) divide by the number of
 //    **columns** D, not by the number of rows N?
-// 5. For one row, y = x - mean(x) (centring). Show that dx = dy - mean(dy),
+// 5. (medium) For one row, y = x - mean(x) (centring). Show that dx = dy - mean(dy),
 //    and that every row of dx sums to zero whatever dy is. (Lesson 04 meets
 //    this again inside LayerNorm.)

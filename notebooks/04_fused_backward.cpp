@@ -29,12 +29,16 @@ const double eps = 1e-5;
 //
 // For one row of D features, the forward is, as the seeds write it,
 //
-//     mu    = mean(x)
-//     var   = mean((x - mu)^2)      one var node of x itself, biased (divide by D)
-//     d     = x - mu
-//     std   = sqrt(var + eps),   rstd = 1 / std
-//     xhat  = d / std
-//     y     = gamma * xhat + beta
+// $$
+// \begin{aligned}
+// \mu &= \mathrm{mean}(x)
+// \\ \mathrm{var} &= \mathrm{mean}((x - \mu)^2) && \text{one var node of } x \text{ itself, biased (divide by } D)
+// \\ d &= x - \mu
+// \\ \mathrm{std} &= \sqrt{\mathrm{var} + \epsilon}, \quad \mathrm{rstd} = 1 / \mathrm{std}
+// \\ \hat{x} &= d / \mathrm{std}
+// \\ y &= \gamma \, \hat{x} + \beta
+// \end{aligned}
+// $$
 //
 // The tape of the composed version lists exactly these steps, one node each
 // (`add_scalar` adds eps, `mul` and `add` apply gamma and beta):
@@ -56,26 +60,28 @@ NB_CELL {
 // %% [markdown]
 // ## Backward through the graph, by hand
 //
-// Walk the graph backwards with dy = dL/dy given (one row, D features).
+// Walk the graph backwards with $dy = \partial L / \partial y$ given (one row, $D$ features).
 //
-// 1. y = gamma * xhat + beta gives dgamma = sum over rows of dy * xhat,
-//    dbeta = sum over rows of dy, and **dxhat = dy * gamma**.
-// 2. xhat = d * rstd. x reaches xhat along three paths: directly through d, through
+// 1. $y = \gamma \hat{x} + \beta$ gives $d\gamma = \sum_\text{rows} dy \, \hat{x}$,
+//    $d\beta = \sum_\text{rows} dy$, and **$d\hat{x} = dy \, \gamma$**.
+// 2. $\hat{x} = d \cdot \mathrm{rstd}$. x reaches xhat along three paths: directly through d, through
 //    mu (inside d), and through var (inside rstd). Take them one at a time.
-//    - Through var: dvar = sum_j dxhat_j d_j * (-1/2) (var + eps)^(-3/2), and
-//      the `var` node sends back dvar * 2 d_j / D to each x_j (var depends on
+//    - Through var: $d\mathrm{var} = \sum_j d\hat{x}_j \, d_j \cdot (-\tfrac{1}{2}) (\mathrm{var} + \epsilon)^{-3/2}$, and
+//      the `var` node sends back $d\mathrm{var} \cdot 2 d_j / D$ to each $x_j$ (var depends on
 //      x through its own mean too, but that share is a multiple of
-//      sum_j d_j = 0).
-//    - Through d directly: dxhat * rstd.
-//    - Through mu: d = x - mu, so mu receives minus the sum of everything d got;
-//      mu = mean(x) spreads it back as 1/D to each x_j.
-// 3. Collect and write d = xhat * std. The var path becomes
-//    -rstd * xhat * mean(dxhat * xhat); the mu path becomes -rstd * mean(dxhat).
+//      $\sum_j d_j = 0$).
+//    - Through d directly: $d\hat{x} \cdot \mathrm{rstd}$.
+//    - Through mu: $d = x - \mu$, so mu receives minus the sum of everything d got;
+//      $\mu = \mathrm{mean}(x)$ spreads it back as $1/D$ to each $x_j$.
+// 3. Collect and write $d = \hat{x} \cdot \mathrm{std}$. The var path becomes
+//    $-\mathrm{rstd} \, \hat{x} \, \mathrm{mean}(d\hat{x} \, \hat{x})$; the mu path becomes $-\mathrm{rstd} \, \mathrm{mean}(d\hat{x})$.
 //    The result:
 //
-//     dx = rstd * ( dxhat  -  mean(dxhat)  -  xhat * mean(dxhat * xhat) )
-//                   ------    -----------     ---------------------------
-//                   direct    through mu      through var
+// $$
+// dx = \mathrm{rstd} \Big( \underbrace{d\hat{x}}_{\text{direct}}
+//   - \underbrace{\mathrm{mean}(d\hat{x})}_{\text{through } \mu}
+//   - \underbrace{\hat{x} \, \mathrm{mean}(d\hat{x} \, \hat{x})}_{\text{through var}} \Big)
+// $$
 //
 // Three terms, two row means. The fused node captures mean and rstd per row
 // (2 numbers a row, not the N x D xhat) and keeps x and gamma, its inputs,
@@ -130,10 +136,12 @@ NB_CELL {
 //
 // ## The Jacobian of one row
 //
-// For one row with gamma = 1, J_ij = dy_i / dx_j. From the formula above (apply it
+// For one row with $\gamma = 1$, $J_{ij} = \partial y_i / \partial x_j$. From the formula above (apply it
 // to dy = each unit vector in turn):
 //
-//     J = rstd * ( I  -  (1/D) 1 1^T  -  (1/D) xhat xhat^T )
+// $$
+// J = \mathrm{rstd} \left( I - \tfrac{1}{D} \mathbf{1} \mathbf{1}^T - \tfrac{1}{D} \hat{x} \hat{x}^T \right)
+// $$
 //
 // The identity, minus the projection onto the all-ones direction, minus the
 // projection onto xhat. We build J column by column from the tape (D backward
@@ -202,7 +210,7 @@ NB_CELL {
 
 // %% [markdown]
 // The diagonal is positive: raising x_i raises y_i. Off the diagonal,
-// J_ij = -rstd (1 + xhat_i xhat_j) / D. Mostly negative: raising one feature
+// $J_{ij} = -\mathrm{rstd} \, (1 + \hat{x}_i \hat{x}_j) / D$. Mostly negative: raising one feature
 // raises the mean, which lowers the other outputs. But features far out on
 // opposite sides of the mean have xhat_i xhat_j < -1, and the change of the
 // standard deviation wins. Here that is two pairs, printed above: 2.1 and -1.6
@@ -220,9 +228,12 @@ NB_CELL {
 // Scaling is different. Scale the centred row, x -> mu + s (x - mu): with
 // eps = 0, xhat would not change at all; with eps > 0 it changes a little,
 // because eps does not scale with the row. Apply J to xhat itself. Since
-// xhat is orthogonal to 1 and xhat^T xhat = D var / (var + eps),
+// xhat is orthogonal to 1 and $\hat{x}^T \hat{x} = D \, \mathrm{var} / (\mathrm{var} + \epsilon)$,
 //
-//     J xhat = rstd ( xhat - 0 - xhat var / (var + eps) ) = rstd eps / (var + eps) * xhat
+// $$
+// J \hat{x} = \mathrm{rstd} \left( \hat{x} - 0 - \hat{x} \frac{\mathrm{var}}{\mathrm{var} + \epsilon} \right)
+//   = \mathrm{rstd} \, \frac{\epsilon}{\mathrm{var} + \epsilon} \, \hat{x}
+// $$
 //
 // So xhat is an eigenvector with the small but **non-zero** eigenvalue
 // rstd eps / (var + eps), and the remaining D - 2 directions (orthogonal to both)
@@ -274,8 +285,8 @@ NB_CELL {
 }
 
 // %% [markdown]
-// Write P_1 = 1 1^T / D and P_xhat for the projections onto the two directions.
-// Then J = rstd (I - P_1 - var / (var + eps) P_xhat): scale by rstd, remove the
+// Write $P_1 = \mathbf{1} \mathbf{1}^T / D$ and $P_{\hat{x}}$ for the projections onto the two directions.
+// Then $J = \mathrm{rstd} \left( I - P_1 - \frac{\mathrm{var}}{\mathrm{var} + \epsilon} P_{\hat{x}} \right)$: scale by rstd, remove the
 // component along 1 completely (term 2), and the component along xhat all but
 // a fraction eps / (var + eps) (term 3). That is the three-term formula again,
 // read geometrically.
@@ -287,7 +298,9 @@ NB_CELL {
 // sum to zero. The row-sum property does not need either. Backward computes
 // dx = J_y^T dy, so
 //
-//     sum_j dx_j = 1^T J_y^T dy = (J_y 1)^T dy = (diag(gamma) J 1)^T dy = 0
+// $$
+// \textstyle\sum_j dx_j = \mathbf{1}^T J_y^T dy = (J_y \mathbf{1})^T dy = (\mathrm{diag}(\gamma) J \mathbf{1})^T dy = 0
+// $$
 //
 // because J 1 = 0: shifting x does not move xhat, whatever gamma does
 // afterwards. (Equivalently 1^T J = 0, since J, the Jacobian of xhat, is
@@ -316,9 +329,10 @@ NB_CELL {
   nb::check_close("dx sums to zero with gamma != 1", arma::accu(vx.grad()), 0.0, 1e-12);
 }
 
+// %% [markdown]
 // ## What to remember
 //
-// - dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gamma.
+// - $dx = \mathrm{rstd} \left( d\hat{x} - \mathrm{mean}(d\hat{x}) - \hat{x} \, \mathrm{mean}(d\hat{x} \, \hat{x}) \right)$, $d\hat{x} = dy \, \gamma$.
 // - The terms come from the three paths from x to y: direct, through the mean, through the variance.
 // - The Jacobian of xhat for one row has eigenvalues 0 (the all-ones direction),
 //   rstd eps / (var + eps) (xhat itself) and rstd (the rest): rank D - 1 for eps > 0.
@@ -328,15 +342,15 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. For a batch of N rows, derive dgamma and dbeta. Why are they sums over
+// 1. (medium) For a batch of N rows, derive dgamma and dbeta. Why are they sums over
 //    the rows, and which lesson's rule is that?
-// 2. With eps = 0, show that dx is orthogonal to xhat as well as to 1. With
+// 2. (medium) With eps = 0, show that dx is orthogonal to xhat as well as to 1. With
 //    eps > 0, what is sum_j dx_j xhat_j, in terms of dxhat?
-// 3. Take D = 2 and eps = 0. What is xhat for any row with two different
+// 3. (medium) Take D = 2 and eps = 0. What is xhat for any row with two different
 //    values? What is J? What does that mean for training a model whose
 //    LayerNorm has two features?
-// 4. A row has variance exactly eps. What is the eigenvalue of J along xhat, as
+// 4. (easy) A row has variance exactly eps. What is the eigenvalue of J along xhat, as
 //    a fraction of rstd?
-// 5. Write the fused backward for N rows in plain Armadillo (no loops over
+// 5. (hard) Write the fused backward for N rows in plain Armadillo (no loops over
 //    rows: use `each_col`), and check it against the composed tape with
 //    `ag::gradcheck` or with the checks of the second cell.

@@ -229,10 +229,13 @@ NB_CELL {
 // ## The dot-product test
 //
 // Checking every element costs two forward runs per input element. The
-// dot-product test costs one: pick random directions v (like the input) and
+// dot-product test costs one directional difference (two forward runs) and
+// one backward, whatever the number of inputs: pick random directions v (like the input) and
 // u (like the output). The Jacobian J must satisfy
 //
-//     <J v, u>  =  <v, J^T u>
+// $$
+// \langle J v, u \rangle = \langle v, J^T u \rangle
+// $$
 //
 // The left side is a single directional finite difference,
 // (<f(x + h v), u> - <f(x - h v), u>) / 2h; the right side is one backward with
@@ -315,17 +318,17 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Use the error model of this lesson to predict the best central step and
+// 1. (medium) Use the error model of this lesson to predict the best central step and
 //    the error floor for f = exp at x = 0 in double. Then measure them by
 //    adapting `sweep`.
-// 2. Why would a correct gradient fail PyTorch's default tolerances
+// 2. (medium) Why would a correct gradient fail PyTorch's default tolerances
 //    (atol 1e-5, rtol 1e-3) if the check ran in float32? Use the model.
-// 3. Write a TapeFunction whose backward is wrong but that passes `gradcheck`
+// 3. (hard) Write a TapeFunction whose backward is wrong but that passes `gradcheck`
 //    at the point you test it. What does that teach about choosing test
 //    points?
-// 4. A ReLU network's pre-activations are roughly N(0, 1). For one unit, what
+// 4. (medium) A ReLU network's pre-activations are roughly N(0, 1). For one unit, what
 //    is the probability that a random input lands within h = 1e-6 of the kink?
 //    For a gradcheck over 10^4 units?
-// 5. The dot-product test uses one random pair (v, u). If the backward is
+// 5. (medium) The dot-product test uses one random pair (v, u). If the backward is
 //    wrong, why does a random pair catch it with probability 1 in exact
 //    arithmetic, and why can it still miss in floating point?

@@ -164,7 +164,9 @@ NB_CELL {
 // training set with those same final weights and the gap all but disappears:
 // after one epoch the model has not yet fitted its training images any better
 // than unseen ones. (Later, the training loss measured this way falls below
-// the validation loss: that gap is overfitting.)
+// the validation loss: that gap is the generalisation gap. A gap alone is
+// not overfitting; lesson 15 keeps that word for a validation loss that
+// stops falling or climbs while the training loss goes on falling.)
 
 // %%
 NB_CELL {
@@ -285,7 +287,10 @@ NB_CELL {
 //
 // The argument for normalisation is that it makes training insensitive to the
 // scale of the activations. We test that claim directly. Multiply the initial
-// Linear weights by 0.1 ... 10 (1 is Kaiming's scale): all of them, or only
+// Linear weights by 0.1 ... 10 (1 is Kaiming's scale: uniform in
+// +-sqrt(6 / fan_in), variance 2 / fan_in, He et al. 2015; a ReLU passes on
+// half of its input's second moment, so fan_in x (2 / fan_in) x 1/2 = 1 keeps
+// the activations' size from layer to layer): all of them, or only
 // fc1's, the layer LayerNorm follows. Or multiply every pixel by 100. Each
 // point is the median over the five seeds of the training loss after 5 epochs.
 
@@ -380,7 +385,9 @@ NB_CELL {
 // weight matrix s times larger, the same step is a change s times smaller
 // relative to the weights. For the layer before a LayerNorm, the initial scale
 // acts as an inverse learning rate (the "effective learning rate" of
-// normalised layers; van Laarhoven 2017, Arora et al. 2019).
+// normalised layers; Ba, Kiros and Hinton 2016, sec. 5.2, note this implicit
+// reduction of the rate as the weights grow; van Laarhoven 2017, Arora et al.
+// 2019).
 
 // %%
 // Loss and fc1's gradient norm at initialisation, on the first 256 training images.
@@ -436,17 +443,18 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. A trainer that wants an honest training loss per epoch can evaluate the
+// 1. (medium) A trainer that wants an honest training loss per epoch can evaluate the
 //    whole training set after the epoch (`train_after` above). What does that
 //    cost, compared with the epoch itself? Suggest a cheaper estimate and say
 //    what bias it still has.
-// 2. Replace Adam by SGD (`ag::SGD`, lr 0.1, momentum 0.9) and repeat the fc1
+// 2. (medium) Replace Adam by SGD (`ag::SGD`, lr 0.1, momentum 0.9) and repeat the fc1
 //    scale sweep with LayerNorm. Before running it, predict from the gradient
 //    scaling of the last cell whether the sensitivity to fc1's scale grows or
 //    shrinks.
-// 3. Scale only fc2's weights by 0.1 ... 10. Does LayerNorm (after fc1) help?
+// 3. (medium) Scale only fc2's weights by 0.1 ... 10. Does LayerNorm (after fc1) help?
 //    Explain before you run it.
-// 4. The composed and fused runs differ by about 4e-16 after 10 epochs, not
-//    by 0. Where does the difference come from, and why does it not grow?
-// 5. Change the learning rate to 1e-2 and 1e-4 (one seed each, then five).
+// 4. (medium) The composed and fused runs' loss curves differ by a few 1e-16 at most
+//    over the 10 epochs (the largest difference is printed above), not by 0.
+//    Where does the difference come from, and why does it not grow?
+// 5. (medium) Change the learning rate to 1e-2 and 1e-4 (one seed each, then five).
 //    Which of this lesson's conclusions survive?

@@ -88,7 +88,9 @@ NB_CELL {
 // positive value and two negative ones (LayerNorm), or one value near sqrt(3) and
 // two near 0 (RMSNorm, which keeps everything positive because it never subtracts
 // the mean). BatchNorm puts each feature on its own scale: the 0.01-0.06 column
-// becomes as informative as the 200 column.
+// comes out with the same spread as the 200 column. Normalising adds no
+// information; it only stops one feature's size from drowning the others'
+// differences in whatever comes next.
 //
 // One number is not 1: BatchNorm's column 2 has variance 0.97. Its values spread
 // by a few hundredths, so its variance is only 3.5e-4, and eps = 1e-5 inside the
@@ -148,9 +150,13 @@ NB_CELL {
 //
 // "Batches of one at inference" is not the reason: at inference BatchNorm
 // does not use the batch at all, it uses the running mean and variance it
-// tracked in training. The reasons are these three; the next cell measures the
-// second and the third, and the section after it measures the first with a
-// BatchNorm module that keeps running statistics:
+// tracked in training. Three reasons are measured here (the next cell measures the
+// second and the third, and the section after it the first, with a BatchNorm
+// module that keeps running statistics). They are not the whole story: Shen
+// et al. (2020, "PowerNorm: Rethinking Batch Normalization in Transformers")
+// studied BatchNorm in Transformers for language and traced its failure to
+// large fluctuations of the batch statistics, and of their gradients, from
+// batch to batch of text, which is reason 1 at work during training as well:
 //
 // 1. **Train/inference mismatch.** Training normalises with the batch's
 //    statistics, inference with running averages. When batch statistics are
@@ -206,8 +212,12 @@ NB_CELL {
 // In **training mode** (a module's default) it normalises each column with the
 // batch's mean and *biased* variance (`batchnorm_composed`), and then updates
 //
-//     running_mean = 0.9 running_mean + 0.1 batch mean
-//     running_var  = 0.9 running_var  + 0.1 batch variance, UNBIASED (divide by N - 1)
+// $$
+// \begin{aligned}
+// \text{running\_mean} &= 0.9 \, \text{running\_mean} + 0.1 \, \text{batch mean}
+// \\ \text{running\_var} &= 0.9 \, \text{running\_var} + 0.1 \, \text{batch variance, UNBIASED (divide by } N - 1)
+// \end{aligned}
+// $$
 //
 // (momentum 0.1; they start at 0 and 1). After `eval()` it normalises with
 // `running_mean` and `running_var` as constants on the tape: no gradient flows
@@ -486,12 +496,16 @@ NB_CELL {
 // For one row with gamma = 1, y = x rstd with ms = x^T x / D and
 // rstd = 1 / sqrt(ms + eps). Differentiating,
 //
-//     J = dy/dx = rstd (I - x x^T rstd^2 / D)
+// $$
+// J = \frac{dy}{dx} = \mathrm{rstd} \left( I - x x^T \mathrm{rstd}^2 / D \right)
+// $$
 //
 // Symmetric, and its eigenvectors are easy: any v orthogonal to x has
 // J v = rstd v, and x itself has
 //
-//     J x = rstd (x - x ms rstd^2) = rstd eps / (ms + eps) x
+// $$
+// J x = \mathrm{rstd} \left( x - x \, \mathrm{ms} \, \mathrm{rstd}^2 \right) = \mathrm{rstd} \, \frac{\epsilon}{\mathrm{ms} + \epsilon} \, x
+// $$
 //
 // So J has rank D for eps > 0: RMSNorm removes no direction exactly; it almost
 // removes the scale direction x (by the factor eps / (ms + eps)). LayerNorm's J
@@ -655,7 +669,7 @@ NB_CELL {
 // the machine hits all of them alike, and for each version the **median** of
 // its 9 runs with the spread (fastest and slowest). Nothing below asserts a
 // timing: the numbers are whatever this machine did while the notebook ran,
-// and the lead's builds may have been running at the same time.
+// and other programs may have been running on it at the same time.
 // `autograd bench` is the measurement to quote (more repeats, larger shapes,
 // PyTorch alongside; docs/performance.md).
 
@@ -757,21 +771,21 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. In eval mode BatchNorm is an affine map per feature, so it can be folded
+// 1. (medium) In eval mode BatchNorm is an affine map per feature, so it can be folded
 //    into the Linear layer before it: find W' and b' with
 //    BatchNorm(x W + b) = x W' + b', and check it to 1e-12 with `ag::BatchNorm`
 //    after a few training batches. Why can it not be folded in training mode?
-// 2. For which rows do RMSNorm and LayerNorm differ most? Use the matrix x of
+// 2. (medium) For which rows do RMSNorm and LayerNorm differ most? Use the matrix x of
 //    this lesson to explain, and say why the difference matters less when D is
 //    large and the features are roughly centred (and why D = 3, seed 000's
 //    size, is the worst case for such intuitions).
-// 3. What does `ag::BatchNorm` do with a batch of one row in training mode, and
+// 3. (easy) What does `ag::BatchNorm` do with a batch of one row in training mode, and
 //    in eval mode, and why? What does PyTorch's `BatchNorm1d` do? Had the
 //    running variance tracked the biased batch variance, what would it converge
 //    to for batches of N (the lesson measured N = 2)?
-// 4. With the tape, compute d y_0 / d x_3 (token 0's output, token 3's input)
+// 4. (medium) With the tape, compute d y_0 / d x_3 (token 0's output, token 3's input)
 //    for BatchNorm and for LayerNorm over the 4 tokens of this lesson. Which is
 //    zero, and what does that mean for a causal language model?
-// 5. Design a timing experiment that could tell a 10% difference between
+// 5. (medium) Design a timing experiment that could tell a 10% difference between
 //    LayerNorm and RMSNorm from noise. What would you report? Run it with
 //    `autograd bench` and say whether seed 002's "10-15% faster" holds here.

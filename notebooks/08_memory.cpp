@@ -279,16 +279,16 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Count by hand the bytes the composed RMSNorm saves for an N x D input,
+// 1. (easy) Count by hand the bytes the composed RMSNorm saves for an N x D input,
 //    node by node, and check your formula against the table at 4096 tokens.
-// 2. A Linear layer followed by GELU: who saves the Linear's output? Is a
+// 2. (medium) A Linear layer followed by GELU: who saves the Linear's output? Is a
 //    layer's output ever "free" for the next one, and when?
-// 3. Megatron-LM charges a LayerNorm 2sbh bytes (16-bit input). For s = 2048,
+// 3. (easy) Megatron-LM charges a LayerNorm 2sbh bytes (16-bit input). For s = 2048,
 //    b = 8, h = 4096, how many MB per LayerNorm? How much do mean and rstd add
 //    in fp32?
-// 4. Activation checkpointing keeps only each block's input and recomputes the
+// 4. (medium) Activation checkpointing keeps only each block's input and recomputes the
 //    block's forward during backward. What does it cost in memory and in
 //    compute, for a model of L equal blocks?
-// 5. This tape keeps every value and every intermediate gradient until
+// 5. (hard) This tape keeps every value and every intermediate gradient until
 //    `clear()`. Which of them could a tape free, and when, without changing any
 //    gradient it returns?

@@ -7,7 +7,9 @@
 // and token i's output is an average of the values weighted by how well its
 // query matches each key:
 //
-//     scores = q k^T / sqrt(d),   weights = softmax(scores, each row),   out = weights v
+// $$
+// \text{scores} = \frac{q k^T}{\sqrt{d}}, \quad \text{weights} = \mathrm{softmax}(\text{scores}) \text{ along each row}, \quad \text{out} = \text{weights} \; v
+// $$
 //
 // with q = x Wq, k = x Wk, v = x Wv for the T x D input x and d the width of
 // a query. This lesson measures the four things that make it work: why the
@@ -39,6 +41,30 @@ arma::mat row_softmax(const arma::mat& m) {
 // The Frobenius norm of one row's softmax Jacobian, diag(y) - y y^T (lesson 11, exercise 1).
 double jacobian_norm(const arma::rowvec& y) { return arma::norm(arma::diagmat(y) - y.t() * y, "fro"); }
 
+// What reaches q, for a random upstream gradient dW of the weights: the softmax's
+// backward dS = W * (dW - rowsum(dW * W)), then dq = dS k (raw scores) or dS k / sqrt(d)
+// (scaled). A row "passes under 1%" when its Jacobian's norm is below 0.005,
+// 1% of a row split evenly between two tokens (norm 1/2).
+struct QGradient {
+  int dead_raw = 0, dead_scaled = 0;
+  double dq_raw = 0, dq_scaled = 0;
+};
+QGradient gradient_to_q(const arma::mat& q, const arma::mat& k, const arma::mat& w_raw, const arma::mat& w_scaled,
+                        arma::uword d) {
+  const arma::mat dw = ag::Rng(1000 + d).normal(q.n_rows, q.n_rows, 1.0);
+  auto dq = [&](const arma::mat& w, double scale) {
+    const arma::mat ds = w % arma::mat(dw.each_col() - arma::vec(arma::sum(dw % w, 1)));
+    return arma::norm(ds * k * scale, "fro");
+  };
+  QGradient g;
+  g.dq_raw = dq(w_raw, 1.0), g.dq_scaled = dq(w_scaled, 1 / std::sqrt(double(d)));
+  for (arma::uword i = 0; i < q.n_rows; ++i) {
+    g.dead_raw += jacobian_norm(w_raw.row(i)) < 0.005;
+    g.dead_scaled += jacobian_norm(w_scaled.row(i)) < 0.005;
+  }
+  return g;
+}
+
 // %% [markdown]
 // ## Why sqrt(d)
 //
@@ -46,8 +72,8 @@ double jacobian_norm(const arma::rowvec& y) { return arma::norm(arma::diagmat(y)
 // score q_i . k_j is a sum of d products of variance 1 each: its variance is
 // d. At d = 256 the scores have a standard deviation of 16, and the softmax
 // of numbers that far apart is nearly one-hot: each token looks at one other
-// token only, and the softmax's Jacobian diag(y) - y y^T is nearly 0, so
-// almost no gradient reaches q and k. Dividing by sqrt(d) brings the variance
+// token only, and the softmax's Jacobian diag(y) - y y^T is nearly 0 in that
+// row, so the row passes almost no gradient to its scores. Dividing by sqrt(d) brings the variance
 // back to 1 at every width (Vaswani et al. 2017, section 3.2.1). Below, T = 32
 // tokens with unit-variance q and k, for d from 4 to 256: the spread of the
 // scores, the mean of each row's largest weight, and the mean norm of each
@@ -59,6 +85,7 @@ NB_CELL {
   std::printf("%5s %12s %12s %14s %14s %12s %12s\n", "d", "sd raw", "sd scaled", "max w raw", "max w scaled",
               "|J| raw", "|J| scaled");
   std::vector<double> ds, raw_j, scaled_j;
+  std::vector<QGradient> saturation;
   for (arma::uword d : {4, 16, 64, 256}) {
     ag::Rng rng(d);
     const arma::mat q = rng.normal(T, d, 1.0), k = rng.normal(T, d, 1.0);
@@ -72,7 +99,18 @@ NB_CELL {
     nb::check(std::abs(sd_raw / std::sqrt(double(d)) - 1) < 0.15, "the raw scores' sd is sqrt(d) to within 15%");
     nb::check(std::abs(sd_scaled - 1) < 0.15, "the scaled scores' sd is 1 to within 15%");
     ds.push_back(double(d)), raw_j.push_back(j_raw), scaled_j.push_back(j_scaled);
+    saturation.push_back(gradient_to_q(q, k, w_raw, w_scaled, d));
   }
+  std::printf("\n%5s %22s %22s %12s %12s\n", "d", "rows passing < 1% raw", "rows passing < 1% scaled", "|dq| raw",
+              "|dq| scaled");
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const QGradient& g = saturation[i];
+    std::printf("%5.0f %22d %22d %12.3f %12.3f\n", ds[i], g.dead_raw, g.dead_scaled, g.dq_raw, g.dq_scaled);
+  }
+  const QGradient& wide = saturation.back();
+  nb::check(wide.dead_raw > int(T) / 3 && wide.dead_scaled == 0,
+            "d = 256: over a third of the raw rows pass under 1%; with the scale none does");
+  nb::check(wide.dq_raw > 2 * wide.dq_scaled, "yet the raw |dq| is over twice the scaled one: the rest is concentrated");
   nb::check(raw_j.back() < scaled_j.back() / 3, "d = 256: without the scale the softmax passes under a third of the gradient");
   nb::check(scaled_j.back() > 0.5 * scaled_j.front(), "with the scale the Jacobian's norm stays within 2x from d = 4 to 256");
   nb::Plot plot{"softmax_jacobian", "Mean norm of a row's softmax Jacobian, 32 tokens", "d (query width)",
@@ -85,9 +123,20 @@ NB_CELL {
 // %% [markdown]
 // Without the scale the rows saturate as d grows: the mean largest weight
 // goes from 0.33 at d = 4 to 0.96 at d = 256, and the Jacobian's norm falls
-// from 0.31 to 0.05, so the gradient that reaches the queries and keys falls
-// with it. With the scale the largest weight stays near 0.16 and the norm
-// near 0.24 at every d.
+// from 0.31 to 0.05. With the scale the largest weight stays near 0.16 and
+// the norm near 0.24 at every d.
+//
+// That does not mean less gradient reaches q in total. The raw scores are
+// sqrt(d) times larger, so the gradient that gets through is multiplied by
+// k without the 1 / sqrt(d): the second table shows the raw |dq| *larger*
+// than the scaled one at every d. What saturation does is concentrate it: at
+// d = 256 about half of the raw rows (over a third, checked) pass under 1%
+// of what a row split evenly between two tokens passes, so those queries
+// barely learn, while the other rows get large gradients through scores of
+// size 16, and a small step changes their weights abruptly. Vaswani et al.
+// (2017, section 3.2.1) give the "extremely small gradients" of a saturated
+// softmax as the reason for the scale; their footnote 4 is the variance
+// argument above.
 // (`ag::CausalSelfAttention` scales q once, before the product: lesson 11,
 // exercise 2, says why.)
 //
@@ -199,8 +248,8 @@ NB_CELL {
 //
 // - Attention is softmax(q k^T / sqrt(d)) v: each token's output is an average of values, weighted by
 //   how its query matches each key.
-// - Unit-variance q and k give scores of variance d; without 1/sqrt(d) wide heads saturate the softmax
-//   and pass almost no gradient.
+// - Unit-variance q and k give scores of variance d; without 1/sqrt(d) wide heads saturate the softmax:
+//   most rows pass almost no gradient, and the rest pass large ones.
 // - The causal mask puts -inf above the diagonal: those weights are exactly 0.
 // - h heads split the width into h slices, each with its own softmax, for the same parameters.
 // - Attention alone is blind to order (an average does not depend on the order of its terms); position
@@ -208,14 +257,14 @@ NB_CELL {
 //
 // ## Exercises
 //
-// 1. Show that if q and k have independent entries of mean 0 and variance 1,
+// 1. (easy) Show that if q and k have independent entries of mean 0 and variance 1,
 //    q . k has mean 0 and variance d. What if their entries have variance s^2?
-// 2. A row of scores with one entry a above all the others (which are equal):
+// 2. (medium) A row of scores with one entry a above all the others (which are equal):
 //    what is the largest softmax weight, as a function of a and T? How large
 //    must a be for it to exceed 0.9 with T = 32?
-// 3. Why is the weight above the diagonal exactly 0 and not just small?
+// 3. (easy) Why is the weight above the diagonal exactly 0 and not just small?
 //    What would go wrong with a mask of -1e9 instead of -inf, and when?
-// 4. With D = 16, compare 1 head and 16 heads: how many parameters each, and
+// 4. (easy) With D = 16, compare 1 head and 16 heads: how many parameters each, and
 //    how many numbers each keeps for the softmaxes of a sequence of T tokens?
-// 5. Without position embeddings, which outputs besides the last token's
+// 5. (medium) Without position embeddings, which outputs besides the last token's
 //    stay the same when the first five tokens are reversed, and which change?

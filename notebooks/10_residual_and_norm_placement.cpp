@@ -2,14 +2,18 @@
 // # Lesson 10: residual connections, and where LayerNorm sits
 //
 // A transformer block has two sublayers, attention and a feed-forward network
-// (FFN), and each is wrapped in a residual connection: the block adds the
+// (FFN: a Linear to 4 times the width, GELU, a Linear back; GELU(x) = x Phi(x),
+// Phi the standard normal CDF, is a smooth ReLU that lets small negative
+// values through, Hendrycks and Gimpel 2016, used here in GPT-2's tanh
+// approximation, ops/gelu.h), and each is wrapped in a residual connection: the block adds the
 // sublayer's output to its input instead of replacing it. Where the norm
 // goes is the subject of this lesson. The seeds put it in two places: seed 000
 // normalises the matrix it gets "after adding the Residual Connection" (post-LN,
 // the original Transformer of Vaswani et al. 2017), and seed 002 says LayerNorm
 // appears "before and/or after every Attention and FFN layer", because without
-// it "activations in deep networks would explode or vanish". GPT-2 puts it
-// before (pre-LN):
+// it "activations in deep networks would explode or vanish". GPT-2 (Radford et
+// al. 2019, sec. 2.3) puts it before (pre-LN), with one more LayerNorm after
+// the last block:
 //
 // | placement | one sublayer f | the residual path |
 // |---|---|---|
@@ -73,8 +77,12 @@ arma::mat jacobian(const std::function<Var(Var)>& F, const arma::mat& x) {
 // Jacobian (transposed). For y = x + f(x) that Jacobian is I + J_f: the
 // identity is a path on which the gradient passes through unchanged, whatever
 // J_f does. It is not a guarantee that no direction shrinks: J_f is added to
-// I, and where J_f points against the identity, I + J_f is smaller than 1. We take one attention sublayer and one FFN (width 16, 4 heads,
-// the project's Xavier initialisation) on a sequence of 4 tokens with unit
+// I, and where J_f points against the identity, I + J_f is smaller than 1.
+// We take one attention sublayer and one FFN (width 16, 4 heads, the
+// project's Xavier initialisation: uniform in +-sqrt(6 / (fan_in + fan_out)),
+// variance 2 / (fan_in + fan_out), Glorot and Bengio 2010's compromise
+// between keeping the forward and the backward variance at 1) on a sequence
+// of 4 tokens with unit
 // variance, and compute both Jacobians (64 x 64) with the tape, one backward
 // pass per output element.
 
@@ -166,8 +174,11 @@ NB_CELL {
   std::vector<Case> cases;
   cases.push_back({"no residual: ffn(attn(x))", make_stack(Placement::None, true)});
   for (Placement p : kPlacements) cases.push_back({std::string(ag::placement_name(p)) + " (TransformerBlock)", make_stack(p, false)});
+  // Every singular value is drawn; those below 1e-14 of their curve's largest are rounding
+  // (zero in exact arithmetic), drawn as computed, at the floor 1e-30 if exactly 0.
   nb::Plot plot{"stack_spectrum", "Singular values of the Jacobian of 12 blocks (width 16, 4 tokens)",
-                "index (largest first)", "singular value", false, true, {}, {"set key bottom left"}};
+                "index (largest first); below 1e-14 of a curve's largest: rounding, zero in exact arithmetic",
+                "singular value", false, true, {}, {"set key below horizontal", "set xrange [-1:64]"}};
   std::vector<arma::vec> spectra;
   for (Case& c : cases) {
     const arma::vec s = arma::svd(jacobian([&c](Var x) { return run_stack(c.stack, x); }, x0));
@@ -175,7 +186,7 @@ NB_CELL {
     spectra.push_back(s);
     std::vector<double> index, value;
     for (arma::uword i = 0; i < s.n_elem; ++i) {
-      if (s(i) > 1e-14 * s(0)) index.push_back(double(i)), value.push_back(s(i));
+      index.push_back(double(i)), value.push_back(std::max(s(i), 1e-30));
     }
     plot.add(c.name, index, value, "linespoints pt 7 ps 0.5");
   }
@@ -284,7 +295,10 @@ NB_CELL {
 // loss of log 27 = 3.30 nats (makemore part 3's first check). `ag::Gpt` is
 // initialised for that (nn/gpt.cpp): the head's weights are scaled by 0.1, so
 // the first logits are near 0, and the two projections of each block that
-// write into the residual stream are scaled by 1/sqrt(2 x 12) as in GPT-2, so
+// write into the residual stream are scaled by 1/sqrt(2 x 12) as in GPT-2
+// (Radford et al. 2019, sec. 2.3: "scale the weights of residual layers at
+// initialization by a factor of 1/sqrt(N) where N is the number of residual
+// layers"), so
 // the 24 terms the blocks add to the stream do not grow it with depth. Below,
 // the first loss on the batch above with each of the two scalings undone.
 
@@ -316,6 +330,23 @@ double first_loss(Placement p, double head, double residual, const Batch& b) {
   return loss_on(model, b);
 }
 
+// How large the old init's first logits are (no norm), and the cross-entropy that
+// independent normal logits of the same sd would give, by Monte Carlo.
+void print_old_init_logits(const Batch& b) {
+  ag::Rng rng(1);
+  ag::Gpt model(gpt_spec(Placement::None, kStack), rng);
+  rescale(model, 10, std::sqrt(2.0 * kStack));
+  Tape tape;
+  ag::NoGrad no_grad(tape);
+  const arma::mat logits = model.logits(tape, b.input, b.lengths).value();
+  const double sd = arma::stddev(arma::vectorise(logits));
+  const arma::mat z = ag::Rng(7).normal(20000, 27, sd);
+  const arma::vec top = arma::max(z, 1);
+  const arma::vec lse = top + arma::log(arma::sum(arma::exp(z.each_col() - top), 1));
+  std::printf("none, the old init: first logits' sd %.2f; i.i.d. normal logits of that sd over 27 classes "
+              "give a cross-entropy of %.1f nats on average\n", sd, arma::mean(lse - z.col(0)));
+}
+
 NB_CELL {
   const Batch batch = ag::gather_sequences(train_seqs, 0, 64);
   const double undo_residual = std::sqrt(2.0 * kStack), log27 = std::log(27.0);
@@ -337,6 +368,7 @@ NB_CELL {
   nb::check(none[3] > 4 * std::max(none[1], none[2]), "none: the two undone together give over 4x either alone");
   nb::check(pre[2] < log27 + 0.05, "pre-LN, residual unscaled: the first loss stays within 0.05 of log 27");
   nb::check(post[1] > log27 + 0.4 && pre[1] > log27 + 0.4, "post and pre, the head x 10: over 0.4 nats above log 27");
+  print_old_init_logits(batch);
 }
 
 // %% [markdown]
@@ -345,7 +377,10 @@ NB_CELL {
 // The same 12-block GPT, each placement from the same weights and the same
 // batches: Adam at a constant learning rate of 1e-3 with no warm-up (the
 // setting in which Xiong et al. 2020 say post-LN needs a warm-up), the
-// gradient norm clipped to 1, 60 steps of 8 words. Then post-LN and pre-LN
+// gradient norm clipped to 1 (if the gradient of all parameters together has
+// norm g > 1 it is multiplied by 1 / g, so no step's direction changes but
+// none is longer than a norm-1 gradient would make it; Pascanu et al. 2013
+// introduced it against exploding gradients), 60 steps of 8 words. Then post-LN and pre-LN
 // again without clipping, and post-LN with a linear warm-up over 50 steps. The curve is the training
 // loss averaged over 10 steps; the dashed line is the count bigram on the
 // same validation words, the baseline a language model has to beat.
@@ -451,8 +486,11 @@ NB_CELL {
 //   direction: the Jacobian's median singular value is 0.02, and T = 4
 //   directions are lost exactly. Each LayerNorm also shrinks each token's
 //   scale direction (along xhat) by eps / (var + eps), lesson 04's second
-//   eigenvalue: one block leaves those 4 at about 2e-11 of the largest, not
-//   zero, and after 24 LayerNorms they have sunk into rounding too. Post-LN's
+//   eigenvalue: about 1e-5 for a variance near 1. A post-LN block has two
+//   LayerNorms, one after each sublayer, and their factors multiply: about
+//   1e-10, times what the rest of the block does, so one block leaves those 4
+//   at about 2e-11 of the largest, not zero. After 24 LayerNorms they have
+//   sunk into rounding too. Post-LN's
 //   block gradients are under a quarter of pre-LN's at block 0 (0.047 against
 //   0.21), and flat across the blocks (0.041 to 0.049).
 // - **The literature.** Xiong et al. (2020, "On Layer Normalization in the
@@ -504,21 +542,21 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Show that for post-LN, y = LN(x + f(x)), the Jacobian is J_LN (I + J_f),
+// 1. (medium) Show that for post-LN, y = LN(x + f(x)), the Jacobian is J_LN (I + J_f),
 //    and use lesson 04's form of J_LN to explain why the product over many
 //    blocks has at least one zero singular value per token. Check it with
 //    `jacobian` on one block.
-// 2. Repeat the gradient-norm measurement with 24 blocks. How do post-LN's
+// 2. (medium) Repeat the gradient-norm measurement with 24 blocks. How do post-LN's
 //    first and last blocks compare now, and pre-LN's?
-// 3. The lesson gives post-LN a linear warm-up over 50 steps
+// 3. (medium) The lesson gives post-LN a linear warm-up over 50 steps
 //    (`train_placement(Placement::Post, 1.0, 50)`), and it ends higher after
 //    60 steps. Why, in so short a run? Why should a warm-up help in general a
 //    model whose gradients are uneven across layers, trained with Adam?
-// 4. With the old initialisation the "none" model starts with a loss of 19
+// 4. (hard) With the old initialisation the "none" model starts with a loss of 19
 //    nats. Where does the scale come from? Measure the standard deviation of
 //    the residual stream after each block, with and without the 1/sqrt(2
 //    layers) scaling, and relate it to the number of blocks.
-// 5. `ag::Gpt` ends both placements with a final LayerNorm `norm_f` before
+// 5. (medium) `ag::Gpt` ends both placements with a final LayerNorm `norm_f` before
 //    the head. In post-LN the last block already ends with a LayerNorm: what
 //    does a second one in a row change (gamma = 1, beta = 0)? Why does pre-LN
 //    need it, and what would the logits of a pre-LN GPT without it look like?

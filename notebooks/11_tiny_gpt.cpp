@@ -2,7 +2,9 @@
 // # Lesson 11: a tiny GPT on the tape
 //
 // Everything a GPT computes is an op this project already has: matmul,
-// transpose, a causal mask, softmax, embeddings, LayerNorm, GELU. This lesson
+// transpose, a causal mask, softmax, embeddings, LayerNorm, GELU (the
+// feed-forward's activation, x Phi(x) with Phi the normal CDF, Hendrycks and
+// Gimpel 2016; lesson 10). This lesson
 // builds one attention head from those primitives and checks it against the
 // module `ag::CausalSelfAttention` (nn/attention.h), compares the composed
 // softmax with the fused one, lists what every node of a head keeps for
@@ -14,11 +16,15 @@
 // Rows are tokens, columns features, as everywhere in this project. For one
 // sequence of T tokens and one head of width d:
 //
-//     q = x Wq,  k = x Wk,  v = x Wv                       (T x d each)
-//     scores = q k^T / sqrt(d)                             (T x T)
-//     scores(i, j) = -inf for j > i                        (token i may not see later tokens)
-//     weights = softmax(scores) along each row             (each row sums to 1)
-//     out = weights v                                      (T x d)
+// $$
+// \begin{aligned}
+// q &= x W_q, \quad k = x W_k, \quad v = x W_v && (T \times d \text{ each})
+// \\ \text{scores} &= q k^T / \sqrt{d} && (T \times T)
+// \\ \text{scores}_{ij} &= -\infty \text{ for } j > i && \text{(token } i \text{ may not see later tokens)}
+// \\ \text{weights} &= \mathrm{softmax}(\text{scores}) \text{ along each row} && \text{(each row sums to 1)}
+// \\ \text{out} &= \text{weights} \; v && (T \times d)
+// \end{aligned}
+// $$
 
 // %%
 #include <algorithm>
@@ -147,8 +153,10 @@ NB_CELL {
 // (check/listing.h): id, op, inputs, shape, and the bytes each node holds for
 // its backward. A matmul keeps both of its inputs (dA = dY B^T, dB = A^T dY);
 // `cols`, `transpose`, the scale and the bias add keep nothing (their
-// derivatives are constants); `masked_fill` keeps only where the mask is
-// (its own indices, not a matrix of values); the fused softmax keeps its output.
+// derivatives are constants); `masked_fill` keeps where the mask is, as a
+// list of indices (16 bytes per masked entry: for a 16 x 16 causal mask, 120
+// entries and 1,920 bytes, about what a dense matrix of doubles would take;
+// a bit mask would take 32 bytes); the fused softmax keeps its output.
 
 // %%
 NB_CELL {
@@ -180,7 +188,8 @@ NB_CELL {
 // embeddings, 2 blocks of width 32 with 4 heads, a final LayerNorm and a
 // linear head to the 27 tokens (the boundary and a-z). One training step is
 // the loop below, written out: clear the tape, forward, cross-entropy of every
-// next character, backward, clip the gradient norm, an Adam step. Batches are
+// next character, backward, clip the gradient norm (lesson 10; Pascanu et
+// al. 2013), an Adam step. Batches are
 // 32 words from /usr/share/dict/words (data/text.h); the validation words are
 // held out, and the count bigram on the same words is the baseline.
 
@@ -250,9 +259,9 @@ NB_CELL {
 // %% [markdown]
 // Before training the model is a uniform guess: its validation loss is log 27
 // to within a few hundredths. That is by design (nn/gpt.cpp): the head's
-// weights start at a tenth of their Xavier size, so the first logits are all
-// near 0, and the residual projections are scaled by 1/sqrt(2 layers) as in
-// GPT-2. makemore (part 3) treats a first loss far above log V as a defect of
+// weights start at a tenth of their Xavier size (Glorot and Bengio 2010), so
+// the first logits are all near 0, and the residual projections are scaled by
+// 1/sqrt(2 layers) as in GPT-2 (Radford et al. 2019, sec. 2.3). makemore (part 3) treats a first loss far above log V as a defect of
 // the initialisation: the model starts confidently wrong, and its first steps
 // are spent only on shrinking the logits. Lesson 10 measures what each of the
 // two scalings does.
@@ -315,8 +324,11 @@ NB_CELL {
 // sees one character further back, reaches 2.17. An ablation separates the
 // two: the same GPT, the same 300 batches, its position embedding zeroed and
 // frozen. Then only attention can tell it anything beyond the current
-// character (the causal mask lets it count how many characters came before,
-// and see which ones).
+// character. It can still learn something about position: a causal model
+// without position embeddings can infer where it is from what its mask lets
+// it see (Irie et al. 2019; Haviv et al. 2022 measured it in large models).
+// This ablation does not separate that from attention to the earlier
+// characters themselves.
 
 // %%
 NB_CELL {
@@ -405,20 +417,20 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Derive the fused softmax backward dx = y * (dy - sum(dy * y)) from the
+// 1. (medium) Derive the fused softmax backward dx = y * (dy - sum(dy * y)) from the
 //    Jacobian of softmax, diag(y) - y y^T. Why is the output y all it needs?
-// 2. Why does the module scale q by 1/sqrt(d) before the product instead of
+// 2. (medium) Why does the module scale q by 1/sqrt(d) before the product instead of
 //    scaling q k^T after it? Count the multiplications for a sequence of T
 //    tokens, and say whether the gradients can differ.
-// 3. With the tape, compute d out(i) / d x(j) for the head of this lesson and
+// 3. (medium) With the tape, compute d out(i) / d x(j) for the head of this lesson and
 //    show that it is zero for every j > i. Which nodes make it zero?
-// 4. For a sequence of T tokens and a head of width d, how many bytes does the
+// 4. (medium) For a sequence of T tokens and a head of width d, how many bytes does the
 //    fused head keep for backward, as a function of T and d? Which term wins
 //    for long sequences, and what does that say about long contexts?
-// 5. Train with the composed softmax instead (`spec.block.impl = ag::Impl::Composed`
+// 5. (easy) Train with the composed softmax instead (`spec.block.impl = ag::Impl::Composed`
 //    also switches the norms and the feed-forward's GELU). Are the losses the
 //    same, step by step? To what tolerance, and why not bit for bit?
-// 6. The ablation zeroes the position embedding and its gradient before
+// 6. (medium) The ablation zeroes the position embedding and its gradient before
 //    every Adam step. Why does that keep `wpe` exactly 0 (the lesson checks
 //    it), and would it still with AdamW's weight decay? What would go wrong if
 //    the gradient were zeroed after `adam.step()` instead?

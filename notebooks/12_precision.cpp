@@ -1,8 +1,8 @@
 // %% [markdown]
 // # Lesson 12: precision, float32 against float64
 //
-// The engine computes in double, but GPUs train in float32 (and lower), and
-// llm.c's LayerNorm notes warn where float loses digits. This lesson writes
+// The engine computes in double, but GPUs train in float32 (and lower). Where
+// does float lose digits in LayerNorm? This lesson writes
 // LayerNorm's statistics and its backward (lesson 04's formula) as templates,
 // runs them in float and in double on the same rows, and measures where float
 // loses: in the variance of a row whose mean is large compared with its
@@ -20,6 +20,7 @@
 // u c^2 / s^2 relative to the variance. That is catastrophic cancellation.
 
 // %%
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -134,7 +135,8 @@ NB_CELL {
 const std::vector<double> kMeans = {0.0, 10.0, 100.0, 1000.0, 10000.0};
 
 NB_CELL {
-  std::printf("%8s %14s %14s %14s %14s\n", "mean c", "one-pass", "two-pass", "Welford", "u c^2 / s^2");
+  std::printf("%8s %14s %14s %14s %14s %12s\n", "mean c", "one-pass", "two-pass", "Welford", "u c^2 / s^2",
+              "one / model");
   std::vector<double> one, two, wel, model;
   for (double c : kMeans) {
     const arma::rowvec x = make_row(c, 2);
@@ -142,30 +144,37 @@ NB_CELL {
     auto err = [&](Variance m) { return double(std::abs((variance(as<float>(x), m) - exact) / exact)); };
     one.push_back(err(Variance::OnePass)), two.push_back(err(Variance::TwoPass)), wel.push_back(err(Variance::Welford));
     model.push_back(6e-8 * c * c / double(exact));
-    std::printf("%8.0f %14.3g %14.3g %14.3g %14.3g\n", c, one.back(), two.back(), wel.back(), model.back());
+    std::printf("%8.0f %14.3g %14.3g %14.3g %14.3g %12.3g\n", c, one.back(), two.back(), wel.back(), model.back(),
+                c > 0 ? one.back() / model.back() : 0.0);
   }
+  const double u = 6e-8;
+  std::printf("largest errors in units of u = 6e-8: two-pass %.0f u, Welford %.0f u\n",
+              *std::max_element(two.begin(), two.end()) / u, *std::max_element(wel.begin(), wel.end()) / u);
   nb::check(one.back() > 1, "one-pass in float at c = 1e4: the error is larger than the variance itself");
   bool above_model = true, two_pass_good = true;
-  for (std::size_t k = 1; k < kMeans.size(); ++k) above_model = above_model && one[k] > model[k];
+  for (std::size_t k = 1; k < kMeans.size(); ++k) above_model = above_model && one[k] > 5 * model[k] && one[k] < 25 * model[k];
   for (double e : two) two_pass_good = two_pass_good && e < 1e-5;
-  nb::check(above_model, "for every c > 0 the one-pass error is above u c^2 / s^2");
+  nb::check(above_model, "for every c > 0 the one-pass error is 5 to 25 times u c^2 / s^2");
   nb::check(two_pass_good, "two-pass in float stays within 1e-5 at every mean");
   nb::check(wel.back() < 1e-3 && wel.back() > 10 * two.back(), "Welford in float: within 1e-3 at c = 1e4, but over 10x two-pass's");
 }
 
 // %% [markdown]
-// The one-pass error grows as c^2, as the model says, but it is 10 to 20
-// times the model's u c^2 / s^2: the model counts one rounding of c^2, while
-// the float sums of 768 values collect many. At c = 10^4 the error is 50
-// times the variance itself: the result is noise. Two-pass subtracts the
-// mean before squaring, so it never forms c^2, and float keeps it within
-// 6e-6 at every offset. Welford also never forms c^2, but its running mean is
-// updated in float 768 times, and each deviation x - mean inherits that
-// mean's rounding: 5e-4 at c = 10^4, a hundred times two-pass's, though still
-// usable. Welford needs one pass over the data, which matters when the values
+// The one-pass error grows as c^2, as the model says, and it is 8 to 20
+// times the model's u c^2 / s^2 (the last column): the model counts one
+// rounding of c^2, while the float sums of 768 values collect many. At
+// c = 10^4 the error is 50 times the variance itself: the result is noise,
+// and the ratio to the model drops to 8 because an error cannot grow much
+// past the value it corrupts. Two-pass subtracts the mean before squaring, so
+// it never forms c^2, and float keeps it within 6e-6 (about 90 u) at every
+// offset. Welford also never forms c^2, but its running mean is updated in
+// float 768 times, and each deviation x - mean inherits that mean's rounding:
+// 5e-4 at c = 10^4 (about 9,000 u), a hundred times two-pass's, though still
+// usable. Neither is "exact to a few roundoffs" once c is large: their
+// errors are far smaller than one-pass's, not zero. Welford needs one pass over the data, which matters when the values
 // stream past once; two-pass reads the row twice, which is cheap when it sits
-// in cache (llm.c's layernorm.c computes the mean, then the variance, in two
-// loops over the row).
+// in cache (llm.c's `doc/layernorm/layernorm.c` computes the mean, then the
+// variance, in two loops over the row).
 //
 // ## The backward in float
 //
@@ -176,7 +185,8 @@ NB_CELL {
 // %%
 NB_CELL {
   nb::Plot plot{"backward_error", "LayerNorm backward in float against double, D = 768, sd 1",
-                "mean of the row (c)", "relative error of dx", true, true, {}, {"set key inside top left"}};
+                "mean of the row (c; c = 0 drawn at 1)", "relative error of dx", true, true, {},
+                {"set key inside top left", "set label 'c = 0 (drawn at 1)' at 1.1, 1.5e-6"}};
   std::printf("%8s %14s %14s %14s %14s %14s\n", "mean c", "one-pass", "two-pass", "Welford", "sum dx float", "sum dx double");
   std::vector<double> cs, errors[3];
   const Variance methods[] = {Variance::OnePass, Variance::TwoPass, Variance::Welford};
@@ -216,7 +226,8 @@ NB_CELL {
 // %% [markdown]
 // The plot is on a log scale; c = 0 is drawn at 1, and one-pass at c = 10^4
 // is left out: there its float variance came out negative (printed above),
-// so rstd, and every dx, is NaN. Before that, one-pass's dx error grows
+// so rstd, and every dx, is NaN (the table prints it as inf: the error
+// function returns infinity for any NaN or infinity). Before that, one-pass's dx error grows
 // with its variance error, like c^2 (0.1 at c = 1000). With two-pass or
 // Welford the backward stays within 5e-5 of double at every offset tried,
 // but it too loses digits as c grows (two-pass: 4e-7 up to c = 100, 5e-6 from
@@ -235,19 +246,20 @@ NB_CELL {
 //
 // - mean(x^2) - mean(x)^2 cancels catastrophically when the mean is large against the spread:
 //   an error of u c^2 / s^2, larger than the variance itself at c = 10^4 in float.
-// - Two-pass and Welford never form c^2: float keeps them within a few roundoffs.
+// - Two-pass and Welford never form c^2, so their errors stay far below one-pass's: at c = 10^4 in
+//   float, about 90 u (two-pass) and 9,000 u (Welford) against 50 times the variance.
 // - Even with a good variance, xhat = (x - mean) rstd in float carries an error of about u c / s.
 // - Gradient checks run in double (lesson 05); training can run in float if the statistics are computed
 //   with care.
 //
 // ## Exercises
 //
-// 1. Show that one-pass's relative error is of order u (c^2 + s^2) / s^2:
+// 1. (medium) Show that one-pass's relative error is of order u (c^2 + s^2) / s^2:
 //    which two rounding errors dominate?
-// 2. Welford's update m2 += delta * (x - mean) uses the mean before and
+// 2. (medium) Welford's update m2 += delta * (x - mean) uses the mean before and
 //    after the update. Show that it computes sum (x_i - mean)^2 exactly in
 //    exact arithmetic.
-// 3. Shift the row by its first element before the one-pass formula
+// 3. (medium) Shift the row by its first element before the one-pass formula
 //    (x - x_0): what does the error become, and why is that a cheap fix?
-// 4. In float, how large may c / s be before two-pass's dx error passes
+// 4. (easy) In float, how large may c / s be before two-pass's dx error passes
 //    1e-3, by the model u c / s? Check it against the table.

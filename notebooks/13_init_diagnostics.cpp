@@ -41,7 +41,8 @@ void histogram(const arma::vec& v, double lo, double hi, arma::uword bins, std::
 // width 32, on 64 tokens whose embeddings have the GPT's scale (sd
 // sqrt(2 / 32), token plus position). After each block we measure the
 // standard deviation of the stream, with the residual projections as Xavier
-// draws them and scaled by 1/sqrt(24) as GPT-2 does, and draw the histogram
+// draws them (Glorot and Bengio 2010) and scaled by 1/sqrt(24) as GPT-2 does
+// (Radford et al. 2019, sec. 2.3), and draw the histogram
 // of the stream after blocks 1, 6 and 12.
 
 // %%
@@ -189,7 +190,8 @@ NB_CELL {
     }
   }
   nb::Plot plot{"update_ratios", "sd(update) / sd(weights) per step, Adam lr 3e-3", "step", "ratio", false, true, {},
-                {"set key top right"}};
+                {"set key inside top right", "set yrange [5e-4:1]"}};
+  plot.add("makemore's rough guide, 1e-3", {steps.front(), steps.back()}, {1e-3, 1e-3}, "lines dt 2 lc rgb 'black'");
   for (std::size_t k = 0; k < names.size(); ++k) {
     plot.add(names[k], steps, ratios[k]);
     std::printf("%-20s step 1 %.3g, step 10 %.3g, step 100 %.3g; sd(W) now %.3g\n", names[k].c_str(), ratios[k][0],
@@ -211,9 +213,11 @@ NB_CELL {
 // Xavier's scale (sd 0.015), so its first ratio is about 3e-3 / 0.015 = 0.2,
 // the largest, and it falls as the head grows (to 0.054 by step 100,
 // printed above) and Adam's steps shrink below lr. By step 100 every ratio sits
-// between 5e-3 and 1.5e-2, above makemore's rough 1e-3: at this rate with no
-// warm-up the updates are large, which is one reason `autograd train` warms
-// the rate up over its first 200 steps.
+// between 5e-3 and 1.5e-2, above makemore's rough 1e-3 (the dashed line): at
+// this rate with no warm-up the first updates are large. Keeping the first
+// updates small is what a warm-up is for (lesson 15 writes one and measures
+// it), and `autograd train` warms its rate up by default; this lesson does
+// not measure whether that helps here.
 //
 // ## What to remember
 //
@@ -225,13 +229,13 @@ NB_CELL {
 //
 // ## Exercises
 //
-// 1. The head's scale sets the logits' sd exactly (the lesson checks x 10).
+// 1. (easy) The head's scale sets the logits' sd exactly (the lesson checks x 10).
 //    For logits that are independent N(0, s^2) across the 27 tokens, what is
 //    the expected loss to second order in s? Compare with the two losses printed.
-// 2. Repeat the stream measurement with 24 blocks and the scale 1/sqrt(48).
+// 2. (medium) Repeat the stream measurement with 24 blocks and the scale 1/sqrt(48).
 //    Does the stream stay level? And with 1/sqrt(24) (the wrong depth)?
-// 3. Change the learning rate to 3e-2 and 3e-4 in the last cell. How do the
+// 3. (medium) Change the learning rate to 3e-2 and 3e-4 in the last cell. How do the
 //    ratios move, and does the lr / sd(W) rule predict it?
-// 4. The head's ratio falls from 0.2 at step 1 to 0.011 at step 100, faster
+// 4. (medium) The head's ratio falls from 0.2 at step 1 to 0.011 at step 100, faster
 //    than the others. Use the rule ratio = lr / sd(W): what must have happened
 //    to sd(head.weight)? Print it every 10 steps to check.

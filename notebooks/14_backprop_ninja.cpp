@@ -342,7 +342,7 @@ NB_CELL {
   nb::check_close("each row of dhpre sums to zero (LayerNorm, lesson 04)",
                   arma::abs(arma::sum(n.at("hpre").grad(), 1)).max() / hscale, 0.0, 1e-14);
 
-  // The library's ops give the same parameter gradients as the 25 nodes.
+  // The library's ops give the same parameter gradients as the 24 steps written out above.
   Tape t;
   Var W1 = t.leaf(params.W1), gamma = t.leaf(params.gamma), W2 = t.leaf(params.W2), C = t.leaf(params.C);
   std::vector<Var> parts;
@@ -388,14 +388,17 @@ NB_CELL {
 // One gradient is new: b1's is zero (7.7e-16 of dhpre, rounding). b1 adds the
 // same number to a feature in every example of the batch, and BatchNorm
 // subtracts the feature's batch mean, so b1 cannot change the loss: a bias
-// before a BatchNorm is wasted (makemore drops it; BatchNorm's beta does its
-// job). Before a LayerNorm it is not, because LayerNorm subtracts each
+// before a BatchNorm is wasted (makemore part 3 drops it; part 4, the lecture
+// this lesson follows, keeps b1 to show exactly this; BatchNorm's beta does
+// its job). Before a LayerNorm it is not, because LayerNorm subtracts each
 // example's mean over its features, and b1 differs from feature to feature.
 //
 // Collect BatchNorm's graph the way lesson 04 collected LayerNorm's. With
 // N rows, dxhat = dhnorm * gamma, xhat and rstd = 1 / sd per column:
 //
-//     dx = rstd / N * ( N dxhat  -  colsum(dxhat)  -  xhat * colsum(dxhat * xhat) )
+// $$
+// dx = \frac{\mathrm{rstd}}{N} \left( N \, d\hat{x} - \mathrm{colsum}(d\hat{x}) - \hat{x} \, \mathrm{colsum}(d\hat{x} \, \hat{x}) \right)
+// $$
 //
 // the three paths again: directly through diff, through the column mean, and
 // through the column variance. makemore writes n / (n - 1) in front of the
@@ -458,17 +461,17 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. Derive the cross-entropy's closed form dlogits = (softmax - onehot) / N
+// 1. (medium) Derive the cross-entropy's closed form dlogits = (softmax - onehot) / N
 //    from the nine-node backward above. Where do `maxes` and `counts_sum` go?
-// 2. Replace tanh by GELU (ops/gelu.h). Write dhnorm by hand and compare it
+// 2. (medium) Replace tanh by GELU (ops/gelu.h). Write dhnorm by hand and compare it
 //    with the tape's, as the first table does.
-// 3. Write BatchNorm's backward for the unbiased variance (divide by N - 1
+// 3. (hard) Write BatchNorm's backward for the unbiased variance (divide by N - 1
 //    in the normalisation), check it against a tape of the same function, and
 //    show that makemore's n / (n - 1) term is what comes out.
-// 4. The embedding's backward adds each piece of demb into a row of dC. How
+// 4. (easy) The embedding's backward adds each piece of demb into a row of dC. How
 //    many rows of dC are non-zero for this batch, and why does a row's
 //    gradient grow with how often its character appears?
-// 5. A pre-LN transformer block, y = x1 + ffn(LN2(x1)) with
+// 5. (hard) A pre-LN transformer block, y = x1 + ffn(LN2(x1)) with
 //    x1 = x + attn(LN1(x)) (lesson 10; attention of lesson 09, one sequence,
 //    4 heads; ffn(z) = gelu(z W1 + b1) W2 + b2). Write its whole backward in
 //    plain Armadillo, from dy to dx and every parameter's gradient, and

@@ -36,6 +36,14 @@ std::string& images_dir_storage() {
   return dir;
 }
 
+// A marker or a failure is one line of stdout: no line breaks inside.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
 // --explore: failed checks are counted and reported, not thrown.
 struct Exploring {
   bool on = false;
@@ -53,14 +61,6 @@ void fail(const std::string& message, int line) {
   if (!exploring().on) throw CheckFailed(where);
   ++exploring().failures;
   std::cout << kCheckFailed << one_line(where) << "\n" << std::flush;
-}
-
-// A marker or a failure is one line of stdout: no line breaks inside.
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
 }
 
 // gnuplot's inline data and titles: quote a string for a gnuplot command.

@@ -57,7 +57,9 @@ struct Formats {
 
 // Runs BIN/notebook_NAME --explore into a private folder beside OUT; only once
 // it has run every cell do its plots and OUT/NAME.{md,html,json} replace the
-// last render's. A lesson whose checks failed (it printed "check FAILED: ..."
+// last render's, all together or none: a target that cannot be replaced (a
+// directory where NAME.html goes) is a DataError naming it, and the old files
+// stay as they were. A lesson whose checks failed (it printed "check FAILED: ..."
 // and exited 1) is written with its failures shown, then reported: an
 // ag::Error naming the lesson and its first failed check. A lesson that failed
 // otherwise (a crash, a missing program) leaves the last good render as it was.

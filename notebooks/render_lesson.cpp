@@ -66,6 +66,52 @@ void stop_unless_checks_failed(const fs::path& program, const LessonRun& run, st
                   "); its message is above");
 }
 
+// One file (or the plots folder) of a lesson's render: written into the work
+// folder, then moved to its place in --out.
+struct Output {
+  fs::path staged, target;
+  bool folder;
+};
+
+// A rename replaces a file with a file and a folder with a folder (the old one
+// moved aside first); anything else standing at a target (a directory where a
+// page goes, a link, a FIFO) is refused by name before anything is moved.
+void check_replaceable(const Output& o, const std::string& name) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(o.target, ec);
+  if (!fs::exists(st) || (o.folder ? fs::is_directory(st) : fs::is_regular_file(st))) return;
+  const char* what = fs::is_directory(st) ? "a directory" : fs::is_symlink(st) ? "a symbolic link"
+                     : fs::is_regular_file(st) ? "a file" : "a special file (a FIFO, a device or a socket)";
+  throw ag::DataError(o.target.string() + " is " + what + ", where the render puts " +
+                      (o.folder ? "its plots folder" : "a page") + ": nothing of " + name +
+                      " was replaced (move it away or choose another --out)");
+}
+
+// Moves the old outputs aside and the new ones in; a rename that fails undoes
+// the ones before it, so the lesson's files in --out are all new or all old.
+void swap_in(const std::vector<Output>& outputs, const fs::path& aside, const std::string& name) {
+  std::vector<std::pair<fs::path, fs::path>> done;  // (from, to), undone in reverse
+  try {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const Output& o = outputs[i];
+      std::error_code ec;
+      if (fs::exists(fs::symlink_status(o.target, ec))) {
+        fs::rename(o.target, aside / std::to_string(i));
+        done.emplace_back(o.target, aside / std::to_string(i));
+      }
+      if (fs::exists(o.staged, ec)) {
+        fs::rename(o.staged, o.target);
+        done.emplace_back(o.staged, o.target);
+      }
+    }
+  } catch (const fs::filesystem_error& e) {
+    std::error_code ec;
+    for (auto it = done.rbegin(); it != done.rend(); ++it) fs::rename(it->second, it->first, ec);
+    throw ag::DataError("cannot move the render of " + name + " into place (" + e.path1().string() + ": " +
+                        e.code().message() + "): its old files are as they were");
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> lesson_names(const fs::path& source_dir) {
@@ -108,14 +154,15 @@ void render_lesson(const std::string& name, const fs::path& source_dir, const fs
   if (formats.md) ag::write_file_atomic((work / (name + ".md")).string(), note + to_markdown(cells, name + "_files"));
   if (formats.html) ag::write_file_atomic((work / (name + ".html")).string(), to_html(cells, name, images.string()));
   if (formats.json) ag::write_file_atomic((work / (name + ".json")).string(), to_json(cells, name));
-  // Move in: the plots folder (the old one out of the way first, no stale plots), then the pages.
-  const fs::path old_images = out_dir / (name + "_files");
-  std::error_code ec;
-  if (fs::exists(old_images, ec)) fs::rename(old_images, work / "previous_files");
-  if (fs::exists(images, ec)) fs::rename(images, old_images);
+  // All or nothing: every target checked before the first rename.
+  std::vector<Output> outputs = {{images, out_dir / (name + "_files"), true}};
   for (const char* ext : {".md", ".html", ".json"}) {
-    if (fs::exists(work / (name + ext), ec)) fs::rename(work / (name + ext), out_dir / (name + ext));
+    const bool chosen = ext[1] == 'm' ? formats.md : ext[1] == 'h' ? formats.html : formats.json;
+    if (chosen) outputs.push_back({work / (name + ext), out_dir / (name + ext), false});
   }
+  for (const Output& o : outputs) check_replaceable(o, name);
+  fs::create_directory(work / "previous");
+  swap_in(outputs, work / "previous", name);
   if (!failed.empty()) {
     throw ag::Error(std::to_string(failed.size()) + (failed.size() == 1 ? " check" : " checks") +
                     " failed (its pages show where), the first: " + failed.front().substr(std::strlen(nb::kCheckFailed)));

@@ -1,5 +1,6 @@
 #include "ops/functional.h"
 
+#include <algorithm>
 #include <string>
 
 #include "ops/elementwise.h"
@@ -38,22 +39,38 @@ void check_like(const char* what, const std::vector<arma::mat>& inputs, const st
   }
 }
 
-std::vector<TangentSeed> seeds_for(Tape& tape, const std::vector<Var>& at, const std::vector<arma::mat>& v) {
-  std::vector<TangentSeed> seeds;
-  for (std::size_t k = 0; k < at.size(); ++k) {
-    if (!v[k].is_empty()) seeds.push_back({at[k], tape.constant(v[k], "tangent seed")});
+// f(tape, x), refused by name unless its output is a live Var of `tape`: a Var
+// of another tape would be read, and differentiated, as if it were this one's.
+Var run_f(const char* what, const TapeFunction& f, Tape& tape, const std::vector<Var>& x) {
+  const Var y = f(tape, x);
+  if (y.tape != &tape) {
+    throw Error(std::string(what) + ": f returned a Var that was not recorded on the tape it was given (" +
+                (y.tape == nullptr ? "an empty Var" : "a Var of another tape") +
+                "); f must record its output on the tape passed to it");
   }
-  return seeds;
+  tape.check(y, what);
+  return y;
+}
+
+// The caller's tangents, plus the zero seeds that hold what f recorded under NoGrad fixed.
+std::vector<TangentSeed> seeds_for(Tape& tape, const std::vector<Var>& at, const std::vector<arma::mat>& v,
+                                   std::vector<TangentSeed> fixed) {
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    if (!v[k].is_empty()) fixed.push_back({at[k], tape.constant(v[k], "tangent seed")});
+  }
+  return fixed;
 }
 
 // Input element j (flattened order) as a seed: a one at that element, on that input alone.
-std::vector<TangentSeed> unit_seed(Tape& tape, const std::vector<Var>& at, std::size_t j) {
+std::vector<TangentSeed> unit_seed(Tape& tape, const std::vector<Var>& at, std::size_t j,
+                                   std::vector<TangentSeed> fixed) {
   for (const Var& x : at) {
     const arma::uword n = x.value().n_elem;
     if (j < n) {
       arma::mat e(arma::size(x.value()), arma::fill::zeros);
       e(j) = 1;
-      return {{x, tape.constant(std::move(e), "tangent seed")}};
+      fixed.push_back({x, tape.constant(std::move(e), "tangent seed")});
+      return fixed;
     }
     j -= n;
   }
@@ -72,6 +89,19 @@ std::vector<arma::mat> grads_of(const std::vector<Var>& vars) {
 }
 
 }  // namespace
+
+std::vector<TangentSeed> no_grad_seeds(Tape& tape, Var output) {
+  tape.check(output, "no_grad_seeds");
+  std::vector<TangentSeed> seeds;
+  for (std::size_t id = 0; id <= output.id; ++id) {
+    const Node& n = tape.node(id);
+    if (n.requires_grad) continue;
+    const bool moving = std::any_of(n.inputs.begin(), n.inputs.end(),
+                                    [&](std::size_t in) { return tape.node(in).requires_grad; });
+    if (moving) seeds.push_back({tape.var(id), tape.constant(arma::zeros(arma::size(n.value)), "no_grad: held fixed")});
+  }
+  return seeds;
+}
 
 std::size_t element_count(const std::vector<arma::mat>& ms) {
   std::size_t n = 0;
@@ -105,18 +135,19 @@ std::vector<arma::mat> unflatten(const arma::vec& v, const std::vector<arma::mat
 
 JvpResult jvp(const TapeFunction& f, const std::vector<arma::mat>& inputs, const std::vector<arma::mat>& tangents) {
   check_like("jvp", inputs, tangents, true);
-  Tape tape;
-  NoGrad no_grad(tape);  // forward mode alone saves nothing for backward
+  Tape tape;  // f records with grad enabled, so that what it records under NoGrad shows (no_grad_seeds)
   const std::vector<Var> x = leaves_of(tape, inputs);
-  const Var y = f(tape, x);
-  const Var dy = push_tangents(y, seeds_for(tape, x, tangents));
+  const Var y = run_f("jvp", f, tape, x);
+  const std::vector<TangentSeed> seeds = seeds_for(tape, x, tangents, no_grad_seeds(tape, y));
+  NoGrad no_grad(tape);  // the tangents are constants: nothing saved for backward
+  const Var dy = push_tangents(y, seeds);
   return {y.value(), dy.value()};
 }
 
 VjpResult vjp(const TapeFunction& f, const std::vector<arma::mat>& inputs, const arma::mat& cotangent) {
   Tape tape;
   const std::vector<Var> x = leaves_of(tape, inputs);
-  const Var y = f(tape, x);
+  const Var y = run_f("vjp", f, tape, x);
   VjpResult r{y.value(), {}};
   if (!tape.node(y.id).requires_grad) {  // f ignores its inputs: J = 0
     for (const arma::mat& in : inputs) r.cotangents.push_back(arma::zeros(arma::size(in)));
@@ -129,14 +160,20 @@ VjpResult vjp(const TapeFunction& f, const std::vector<arma::mat>& inputs, const
 
 namespace {
 
+// Each column is one tangent pass on top of f's one recording; the pass's
+// nodes are given back (rewind) once its column is read.
 Jacobian forward_jacobian(const TapeFunction& f, const std::vector<arma::mat>& inputs) {
   Tape tape;
-  NoGrad no_grad(tape);
   const std::vector<Var> x = leaves_of(tape, inputs);
-  const Var y = f(tape, x);
-  Jacobian J{arma::mat(y.value().n_elem, element_count(inputs)), 0};
+  const Var y = run_f("jacobian", f, tape, x);
+  Jacobian J{arma::mat(y.value().n_elem, element_count(inputs), arma::fill::zeros), 0};
+  if (J.matrix.n_elem == 0) return J;  // no input element, or an empty output: nothing to push
+  const std::vector<TangentSeed> fixed = no_grad_seeds(tape, y);
+  NoGrad no_grad(tape);
+  const std::size_t mark = tape.mark();
   for (std::size_t j = 0; j < J.matrix.n_cols; ++j, ++J.passes) {
-    J.matrix.col(j) = arma::vectorise(push_tangents(y, unit_seed(tape, x, j)).value());
+    J.matrix.col(j) = arma::vectorise(push_tangents(y, unit_seed(tape, x, j, fixed)).value());
+    tape.rewind(mark);
   }
   return J;
 }
@@ -144,8 +181,9 @@ Jacobian forward_jacobian(const TapeFunction& f, const std::vector<arma::mat>& i
 Jacobian reverse_jacobian(const TapeFunction& f, const std::vector<arma::mat>& inputs) {
   Tape tape;
   const std::vector<Var> x = fresh_views(leaves_of(tape, inputs));
-  const Var y = f(tape, x);
+  const Var y = run_f("jacobian", f, tape, x);
   Jacobian J{arma::mat(y.value().n_elem, element_count(inputs), arma::fill::zeros), 0};
+  if (J.matrix.n_elem == 0) return J;                 // no input element, or an empty output
   if (!tape.node(y.id).requires_grad) return J;  // f ignores its inputs
   for (std::size_t i = 0; i < J.matrix.n_rows; ++i, ++J.passes) {
     arma::mat e(arma::size(y.value()), arma::fill::zeros);
@@ -167,9 +205,9 @@ std::vector<arma::mat> hvp(const TapeFunction& f, const std::vector<arma::mat>& 
   check_like("hvp", inputs, v, true);
   Tape tape;
   const std::vector<Var> x = leaves_of(tape, inputs);
-  const Var y = f(tape, x);
+  const Var y = run_f("hvp", f, tape, x);
   require_scalar("hvp", y);
-  const Var dy = push_tangents(y, seeds_for(tape, x, v));  // grad f . v, recorded
+  const Var dy = push_tangents(y, seeds_for(tape, x, v, no_grad_seeds(tape, y)));  // grad f . v, recorded
   if (!tape.node(dy.id).requires_grad) {  // f is affine in x: H = 0
     std::vector<arma::mat> zero;
     for (const arma::mat& in : inputs) zero.push_back(arma::zeros(arma::size(in)));
@@ -179,18 +217,24 @@ std::vector<arma::mat> hvp(const TapeFunction& f, const std::vector<arma::mat>& 
   return grads_of(x);
 }
 
+// One HVP per column on top of f's one recording. Each pass's tangent nodes are
+// given back (rewind) before the next: the tape holds f plus one pass, not n.
 Jacobian hessian(const TapeFunction& f, const std::vector<arma::mat>& inputs) {
   Tape tape;
   const std::vector<Var> x = fresh_views(leaves_of(tape, inputs));
-  const Var y = f(tape, x);
+  const Var y = run_f("hessian", f, tape, x);
   require_scalar("hessian", y);
   const std::size_t n = element_count(inputs);
   Jacobian H{arma::mat(n, n, arma::fill::zeros), 0};
+  const std::vector<TangentSeed> fixed = no_grad_seeds(tape, y);
+  const std::size_t mark = tape.mark();
   for (std::size_t j = 0; j < n; ++j, ++H.passes) {
-    const Var dy = push_tangents(y, unit_seed(tape, x, j));
-    if (!tape.node(dy.id).requires_grad) continue;  // column j of H is zero
-    tape.backward(dy, true);
-    H.matrix.col(j) = flatten(grads_of(x));
+    const Var dy = push_tangents(y, unit_seed(tape, x, j, fixed));
+    if (tape.node(dy.id).requires_grad) {  // else column j of H is zero
+      tape.backward(dy, true);
+      H.matrix.col(j) = flatten(grads_of(x));
+    }
+    tape.rewind(mark);
   }
   return H;
 }

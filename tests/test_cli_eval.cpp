@@ -43,18 +43,19 @@ std::string trained(const std::string& name, const std::string& validation = "0.
   return out + "/model.ckpt";
 }
 
-// The checkpoint at `from` with the metadata line "key=..." replaced by `line`,
-// written with a fresh checksum, as a forger would.
-std::string forged(const std::string& from, const std::string& key, const std::string& line) {
+// The checkpoint at `from` with the metadata line "key=..." replaced by `line`
+// and every weight times `scale`, written with a fresh checksum, as a forger would.
+std::string forged(const std::string& from, const std::string& key, const std::string& line, double scale = 1) {
   const ag::Checkpoint ckpt = ag::read_checkpoint(from);
   std::istringstream in(ckpt.metadata);
   std::string metadata, l;
   while (std::getline(in, l)) metadata += (l.rfind(key + "=", 0) == 0 ? line : l) + "\n";
   std::vector<ag::Parameter> params;
-  for (const ag::CheckpointEntry& e : ckpt.params) params.emplace_back(e.name, e.value);
+  for (const ag::CheckpointEntry& e : ckpt.params) params.emplace_back(e.name, arma::mat(e.value * scale));
   std::vector<const ag::Parameter*> view;
   for (const ag::Parameter& p : params) view.push_back(&p);
-  const std::string path = path_of(key + "-" + std::to_string(std::hash<std::string>()(line)) + ".ckpt");
+  const std::string path =
+      path_of(key + "-" + std::to_string(std::hash<std::string>()(line)) + (scale == 1 ? "" : "-scaled") + ".ckpt");
   std::ofstream(path, std::ios::binary) << ag::encode_checkpoint(view, metadata);
   return path;
 }
@@ -124,4 +125,25 @@ BOOST_AUTO_TEST_CASE(a_model_trained_without_validation_says_so) {
   BOOST_TEST(all.status == 0, all.err);
   BOOST_TEST(has(all.out, "moons, all (1000 samples): loss "), all.out);
   BOOST_TEST(!has(all.out, "nan"), all.out);
+}
+
+// Issue 34, case 14. Before: "loss -nan", exit 0; sample refuses such a file.
+BOOST_AUTO_TEST_CASE(a_model_whose_finite_weights_overflow_in_the_forward_is_refused) {
+  const std::string ckpt = trained("moons");
+  // Every weight 1e200 times its own: finite, but 1e400 in the logits (inf, and inf - inf in the loss).
+  expect_refused("eval --model '" + forged(ckpt, "seed", "seed=0", 1e200) + "'",
+                 "its outputs are not finite (NaN or inf), its weights overflow double precision");
+  expect_refused("eval --model '" + forged(ckpt, "seed", "seed=0", 1e200) + "' --split all", "its weights overflow");
+}
+
+// Issue 34, case 15. Before: the description's dataset name reached the
+// terminal raw in the error line: ESC sequences set the title and cleared the screen.
+BOOST_AUTO_TEST_CASE(text_from_a_forged_description_reaches_the_terminal_escaped) {
+  const std::string ckpt = trained("moons");
+  const std::string evil = "dataset=x\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m\xff.csv";
+  const cli_test::Run r = run("eval --model '" + forged(ckpt, "dataset", evil) + "'", "OPENBLAS_NUM_THREADS=1");
+  BOOST_TEST(r.status == 2, r.err);
+  BOOST_TEST(has(r.err, "x\\x1b]0;owned\\x07\\x1b[2J\\xc2\\x9b31m\\xff.csv"), r.err);
+  for (const char bad : {'\x1b', '\x07', '\x9b', '\xff'}) BOOST_TEST(!has(r.err, std::string(1, bad)), r.err);
+  BOOST_TEST((!r.err.empty() && r.err.find('\n') == r.err.size() - 1), r.err);
 }

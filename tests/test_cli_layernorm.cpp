@@ -116,3 +116,29 @@ BOOST_AUTO_TEST_CASE(graph_writes_dot) {
   BOOST_TEST(run("graph --out /nonexistent/dir/g.dot").status == 2);
   BOOST_TEST(run("graph --input \"1,x\"").status == 2);
 }
+
+// Ordinary inputs far from scale 1 pass the second-order check: its finite
+// differences step relative to each input's scale, not by an absolute 1e-5.
+BOOST_AUTO_TEST_CASE(second_order_passes_at_any_ordinary_scale) {
+  for (const char* input : {"100,200,300", "0.001,0.002,0.004", "1e4,-3e4,2e4; 5e3,1e4,-2e4", "1e-6,3e-6,-2e-6"}) {
+    for (const char* rms : {"", " --rms"}) {
+      const Run r = run(std::string("layernorm --order 2 --input \"") + input + "\"" + rms);
+      BOOST_TEST(r.status == 0, input << rms << " -> exit " << r.status << ": " << r.err);
+      BOOST_TEST(r.err.empty(), input << rms << " -> " << r.err);
+      BOOST_TEST(has(r.out, "second order"), r.out);
+    }
+  }
+}
+
+// L ~ 1e20 (or 1e100, the documented limit): a difference of L in beta cannot
+// resolve dbeta ~ 1, so the comparison with the numeric path allows for the
+// loss's own rounding, and says so; the correct backward is not reported broken.
+BOOST_AUTO_TEST_CASE(a_huge_gamma_does_not_report_a_correct_backward) {
+  for (const char* gamma : {"1e20", "1e100", "-1e100"}) {
+    for (const char* order : {"1", "2"}) {
+      const Run r = run(std::string("layernorm --input 1,2,3 --gamma ") + gamma + " --order " + order);
+      BOOST_TEST(r.status == 0, gamma << " --order " << order << " -> exit " << r.status << ": " << r.err);
+      BOOST_TEST(r.err.empty(), gamma << " --order " << order << " -> " << r.err);
+    }
+  }
+}

@@ -3,10 +3,12 @@
 #define BOOST_TEST_MODULE cli_train
 #include <boost/test/unit_test.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -222,22 +224,89 @@ BOOST_AUTO_TEST_CASE(a_second_run_into_a_busy_folder_is_refused) {
   BOOST_TEST(slurp(fs::path(out) / "metrics.csv") == metrics);
 }
 
+// The journal line a run writes for a staging folder it made (cli/run_folder.cpp).
+std::string journal_line(const fs::path& folder) {
+  struct stat st {};
+  BOOST_TEST_REQUIRE(::lstat(folder.c_str(), &st) == 0);
+  return "staging " + folder.filename().string() + " " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + "\n";
+}
+
 BOOST_AUTO_TEST_CASE(a_staging_folder_marked_complete_is_finished_by_the_next_run) {
   const std::string out = dir("rollforward");
   BOOST_TEST_REQUIRE(run(kQuickRun + out, "OPENBLAS_NUM_THREADS=1").status == 0);
   // What a run killed between its renames leaves: the COMMIT mark naming its
   // outputs, the one it had not moved yet (metrics.csv), and none for the one
-  // it did not produce (model.ckpt), plus a temporary of an older writer.
+  // it did not produce (model.ckpt), with the folder listed in the journal.
   const fs::path staging = fs::path(out) / ".autograd-run-KILLED";
   fs::create_directory(staging);
   std::ofstream(staging / "COMMIT") << "metrics.csv\nmodel.ckpt\n";
   std::ofstream(staging / "metrics.csv") << "from the killed run\n";
-  std::ofstream(fs::path(out) / ".model.ckpt.tmp.ABC123") << "a temporary a killed save left";
+  std::ofstream(staging / ".metrics.csv.tmp.ABC123") << "a temporary a killed save left";
+  std::ofstream(fs::path(out) / ".autograd.lock") << "autograd run folder journal 1\n" << journal_line(staging);
   // compare writes metrics.csv and curves.png only: model.ckpt can be gone only
   // because the next run finished the killed run's commit first.
   BOOST_TEST_REQUIRE(run("compare --dataset moons --epochs 2 --hidden 8 --out " + out, "OPENBLAS_NUM_THREADS=1").status == 0);
   BOOST_TEST(listing(out) == ".autograd.lock curves.png metrics.csv ", listing(out));
   BOOST_TEST(!has(slurp(fs::path(out) / "metrics.csv"), "killed"));
+}
+
+// Every file and folder under `d` (hidden ones included) with its bytes; folders as "/".
+std::map<std::string, std::string> contents(const fs::path& d) {
+  std::map<std::string, std::string> all;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(d)) {
+    all[fs::relative(e.path(), d).string()] = e.is_directory() ? "/" : slurp(e.path());
+  }
+  return all;
+}
+
+// A user's folder holding files and folders named like every temporary this or
+// an older version made, a staging folder with a COMMIT mark among them.
+void plant_look_alikes(const fs::path& d) {
+  fs::create_directories(d / ".autograd-plot-Xy12Zw");
+  std::ofstream(d / ".autograd-plot-Xy12Zw" / "notes.txt") << "mine\n";
+  fs::create_directories(d / ".autograd-run-ABCdef");
+  std::ofstream(d / ".autograd-run-ABCdef" / "COMMIT") << "metrics.csv\nmodel.ckpt\n";
+  std::ofstream(d / ".autograd-run-ABCdef" / "metrics.csv") << "my own table\n";
+  fs::create_directories(d / ".thesis.tex.tmp.Ab12Cd");
+  std::ofstream(d / ".thesis.tex.tmp.Ab12Cd" / "chapter1.tex") << "\\chapter{One}\n";
+  std::ofstream(d / ".report.pdf.tmp.QWErty") << "a file of mine";
+  std::ofstream(d / "metrics.csv.tmp-1234.png") << "a picture of mine";
+  std::ofstream(d / ".autograd-write-test") << "mine too";
+  std::ofstream(d / "keep.txt") << "plain";
+}
+
+// Before: the run deleted every one of these (recursively) before it trained.
+BOOST_AUTO_TEST_CASE(a_users_look_alike_files_and_folders_survive_a_run_byte_for_byte) {
+  for (const char* lock : {"none", "empty", "foreign journal"}) {
+    const fs::path out = dir(std::string("look-alikes-") + (lock[0] == 'n' ? "a" : lock[0] == 'e' ? "b" : "c"));
+    plant_look_alikes(out);
+    if (std::string(lock) == "empty") std::ofstream(out / ".autograd.lock");  // what an older version left
+    if (std::string(lock) == "foreign journal") {
+      // Listed, but not the folder the run made (another inode): still the user's.
+      std::ofstream(out / ".autograd.lock") << "autograd run folder journal 1\nstaging .autograd-run-ABCdef 1 1\n"
+                                             << "staging .autograd-plot-Xy12Zw 1 1\n";
+    }
+    const std::map<std::string, std::string> before = contents(out);
+    const Result r = run(kQuickRun + out.string(), "OPENBLAS_NUM_THREADS=1");
+    BOOST_TEST_REQUIRE(r.status == 0, lock << ": " << r.err);
+    std::map<std::string, std::string> after = contents(out);
+    for (const char* output : {".autograd.lock", "metrics.csv", "model.ckpt", "curves.png"}) after.erase(output);
+    std::map<std::string, std::string> expected = before;
+    expected.erase(".autograd.lock");
+    BOOST_TEST((after == expected), lock << ": now " << listing(out));
+  }
+}
+
+// Before: a lock file holding a user's text was silently taken over.
+BOOST_AUTO_TEST_CASE(a_lock_file_holding_other_text_is_refused_and_kept) {
+  const fs::path out = dir("foreign-lock");
+  fs::create_directories(out);
+  std::ofstream(out / ".autograd.lock") << "my shopping list\n";
+  const Result r = run(kQuickRun + out.string(), "OPENBLAS_NUM_THREADS=1");
+  BOOST_TEST(r.status == 2, r.err);
+  BOOST_TEST(has(r.err, ".autograd.lock there is not an autograd lock"), r.err);
+  BOOST_TEST(slurp(out / ".autograd.lock") == "my shopping list\n");
+  BOOST_TEST(listing(out) == ".autograd.lock ", listing(out));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

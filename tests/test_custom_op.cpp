@@ -4,6 +4,7 @@
 #include <string>
 
 #include "autograd/custom_op.h"
+#include "autograd/forward.h"
 #include "autograd/gradcheck.h"
 #include "ops/ops.h"
 
@@ -87,6 +88,33 @@ BOOST_AUTO_TEST_CASE(a_leaf_made_inside_a_custom_backward_is_refused) {
                    }};
   const std::string msg = error_of([&] { tape.backward(apply(f, {x})); });
   BOOST_TEST(has(msg, "backward of 'leafy' (node 1, 1x1) recorded a node 'leaf'"), msg);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(a_jvp_rule_may_not_clear_the_tape)
+
+// clear() inside a JVP rule would destroy the rule (and the node it reads) while
+// it runs; it is refused by name, and the tape keeps every node it had.
+BOOST_AUTO_TEST_CASE(clear_inside_a_jvp_rule_is_refused_by_name) {
+  Tape tape;
+  Var x = tape.leaf(arma::mat{{0.5, -1.0}});
+  Function f = cube;
+  f.name = "clearing_cube";
+  f.jvp = [](const JvpArgs& a) {
+    a.tape.clear();
+    return 3.0 * square(a.x[0]) * a.dx[0];
+  };
+  Var y = apply(f, {x});
+  const std::size_t before = tape.size();
+  const std::string msg = error_of([&] { push_tangents(y, {{x, tape.constant(arma::mat{{1.0, 1.0}})}}); });
+  BOOST_TEST(has(msg, "clear: called inside the JVP rule of 'clearing_cube' (node 1, 1x2)"), msg);
+  BOOST_TEST(tape.size() == before + 1);  // the seed; the rule recorded nothing before clear()
+  BOOST_TEST(y.value()(1) == -1.0);       // y is still alive
+  BOOST_TEST(!tape.recording_tangents());
+  // The same rule's tape works on afterwards, and clear() outside a rule is fine.
+  tape.clear();
+  BOOST_TEST(tape.size() == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 #include "autograd/custom_op.h"
 #include "check/diagnose.h"
 
+#include <cmath>
+
 using ag::Mistake;
 
 BOOST_AUTO_TEST_CASE(each_kind_from_plain_matrices) {
@@ -77,4 +79,24 @@ BOOST_AUTO_TEST_CASE(fractions_are_printed_as_fractions) {
   BOOST_TEST(ag::fraction_text(1.0 / 3) == "1/3");
   BOOST_TEST(ag::fraction_text(-0.5) == "-1/2");
   BOOST_TEST(ag::fraction_text(2.0) == "2");
+}
+
+// Answers near the largest double: the fitted factor is computed without
+// overflow, and a ratio past the largest double is not reported as a factor.
+BOOST_AUTO_TEST_CASE(a_factor_near_the_largest_double_is_finite_or_not_claimed) {
+  const arma::mat e = {{1, -2, 3}, {0.5, 4, -1}};
+  const ag::Diagnosis big = ag::diagnose_gradient(1e307 * e, e);  // sum(yours % e) overflows
+  BOOST_TEST((big.kind == Mistake::ConstantFactor));
+  BOOST_TEST(big.factor == 1e307, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(big.hint.find("1e+307 x expected") != std::string::npos, big.hint);
+  const ag::Diagnosis huge = ag::diagnose_gradient(2.5e307 * e, 1e-3 * e);  // 2.5e310 x
+  BOOST_TEST(std::isfinite(huge.factor));
+  BOOST_TEST((huge.kind != Mistake::ConstantFactor));
+  BOOST_TEST(huge.hint.find("too large") != std::string::npos, huge.hint);
+  for (const ag::Diagnosis* d : {&big, &huge}) {
+    BOOST_TEST(d->hint.find("inf") == std::string::npos, d->hint);
+    BOOST_TEST(d->hint.find("nan") == std::string::npos, d->hint);
+  }
+  BOOST_TEST(ag::fraction_text(1e308) == "1e+308");
+  BOOST_TEST(ag::fraction_text(-3e20) == "-3e+20");
 }

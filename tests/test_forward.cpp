@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE forward
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <functional>
 #include <string>
 
 #include "autograd/custom_op.h"
@@ -177,5 +179,133 @@ BOOST_AUTO_TEST_CASE(the_transpose_identity_catches_a_planted_error_of_1e_9) {
       BOOST_TEST(r.passed == right, "jvp error " << jvp_error << ", vjp error " << vjp_error << ", seed " << seed
                                                  << ": rel error " << r.rel_error);
     }
+  }
+}
+
+// f must record on the tape the transform gives it: a Var of another tape (or an
+// empty one) is refused, naming the transform, instead of reading the wrong tape.
+BOOST_AUTO_TEST_CASE(a_function_that_returns_another_tapes_var_is_refused) {
+  Tape other;
+  Var z = other.leaf(kX);
+  const TapeFunction f = [&](Tape&, const std::vector<Var>&) { return sum(exp(z)); };
+  const TapeFunction empty = [](Tape&, const std::vector<Var>&) { return Var{}; };
+  const arma::mat one(1, 1, arma::fill::ones);
+  const std::vector<std::pair<std::string, std::function<void(const TapeFunction&)>>> calls = {
+      {"vjp", [&](const TapeFunction& g) { vjp(g, {kX}, one); }},
+      {"jvp", [&](const TapeFunction& g) { jvp(g, {kX}, {kX}); }},
+      {"jacobian", [&](const TapeFunction& g) { jacobian(g, {kX}, Mode::Forward); }},
+      {"jacobian", [&](const TapeFunction& g) { jacobian(g, {kX}, Mode::Reverse); }},
+      {"hvp", [&](const TapeFunction& g) { hvp(g, {kX}, {kX}); }},
+      {"hessian", [&](const TapeFunction& g) { hessian(g, {kX}); }}};
+  for (const auto& [name, call] : calls) {
+    for (const TapeFunction* g : {&f, &empty}) {
+      const std::string message = error_of([&] { call(*g); });
+      BOOST_TEST(message.rfind(name + ": f returned a Var that was not recorded on the tape it was given", 0) == 0,
+                 message);
+    }
+  }
+}
+
+// NoGrad inside f makes what it records a constant, as stop_gradient in JAX and
+// no_grad inside torch.func.jacrev do: both modes see it, and agree.
+BOOST_AUTO_TEST_CASE(no_grad_inside_f_is_a_constant_in_both_modes) {
+  const TapeFunction all = [](Tape& t, const std::vector<Var>& x) {
+    NoGrad no_grad(t);
+    return exp(x[0]);
+  };
+  const TapeFunction part = [](Tape& t, const std::vector<Var>& x) {  // x * c, c = exp(x) held fixed
+    Var c;
+    {
+      NoGrad no_grad(t);
+      c = exp(x[0]);
+    }
+    return x[0] * c;
+  };
+  const arma::mat c = arma::diagmat(arma::exp(arma::vectorise(kX)));
+  for (const auto& [g, expected] : std::vector<std::pair<TapeFunction, arma::mat>>{{all, 0 * c}, {part, c}}) {
+    const Jacobian fwd = jacobian(g, {kX}, Mode::Forward), rev = jacobian(g, {kX}, Mode::Reverse);
+    BOOST_TEST(arma::abs(fwd.matrix - expected).max() == 0.0);
+    BOOST_TEST(arma::abs(rev.matrix - expected).max() == 0.0);
+    BOOST_TEST(arma::abs(arma::vectorise(jvp(g, {kX}, {arma::ones(2, 3)}).tangent) - expected * arma::ones(6)).max() ==
+               0.0);
+  }
+  // Second order sees the same constant: sum(x * c) has gradient c and Hessian 0.
+  const TapeFunction scalar = [&](Tape& t, const std::vector<Var>& x) { return sum(part(t, x)); };
+  BOOST_TEST(arma::abs(hessian(scalar, {kX}).matrix).max() == 0.0);
+  BOOST_TEST(arma::abs(hvp(scalar, {kX}, {arma::ones(2, 3)})[0]).max() == 0.0);
+}
+
+// An empty Jacobian (no input elements, or an empty output) has its shape and
+// nothing in it: no pass runs.
+BOOST_AUTO_TEST_CASE(empty_jacobians_have_their_shape) {
+  const TapeFunction no_inputs = [](Tape& t, const std::vector<Var>& x) {
+    return matmul(x[0], t.constant(arma::ones(0, 3)));  // 2x0 by 0x3: a 2x3 of zeros
+  };
+  const TapeFunction no_output = [](Tape& t, const std::vector<Var>& x) {
+    return matmul(x[0], t.constant(arma::ones(3, 0)));  // 2x3 by 3x0: 2x0
+  };
+  for (Mode mode : {Mode::Forward, Mode::Reverse}) {
+    const Jacobian a = jacobian(no_inputs, {arma::mat(2, 0)}, mode);
+    BOOST_TEST(a.matrix.n_rows == 6u);
+    BOOST_TEST(a.matrix.n_cols == 0u);
+    BOOST_TEST(a.passes == 0u);
+    const Jacobian b = jacobian(no_output, {kX}, mode);
+    BOOST_TEST(b.matrix.n_rows == 0u);
+    BOOST_TEST(b.matrix.n_cols == 6u);
+    BOOST_TEST(b.passes == 0u);
+  }
+  const TapeFunction total = [](Tape&, const std::vector<Var>& x) { return sum(x[0]); };
+  const Jacobian H = hessian(total, {arma::mat(0, 3)});
+  BOOST_TEST(H.matrix.n_elem == 0u);
+  BOOST_TEST(H.passes == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(parameter_seeds_refuses_a_null_parameter) {
+  Tape tape;
+  Parameter p("w", arma::mat(1, 2, arma::fill::ones));
+  Var w = tape.param(p);
+  sum(w);
+  const std::string message =
+      error_of([&] { parameter_seeds(tape, {&p, nullptr}, {arma::mat(1, 2), arma::mat(1, 2)}); });
+  BOOST_TEST(message == "parameter_seeds: parameter 1 is a null pointer", message);
+}
+
+// Each of hessian()'s passes gives its tangent nodes back to the tape before the
+// next one: a JVP rule that looks at the tape sees the same size in every pass,
+// whatever the number of passes (before, pass j saw j passes' nodes).
+BOOST_AUTO_TEST_CASE(hessian_passes_do_not_accumulate_on_the_tape) {
+  std::vector<std::size_t> seen;
+  Function probe = scaled_tanh(0, 0);
+  const JvpFn rule = probe.jvp;
+  probe.jvp = [&seen, rule](const JvpArgs& a) {
+    seen.push_back(a.tape.size());
+    return rule(a);
+  };
+  const TapeFunction f = [&](Tape&, const std::vector<Var>& x) { return sum(apply(probe, {x[0]}) * x[0]); };
+  std::vector<std::size_t> largest;
+  for (arma::uword n : {2u, 8u, 32u}) {
+    seen.clear();
+    const Jacobian H = hessian(f, {arma::linspace(-1, 1, n)});
+    BOOST_TEST(seen.size() == n);
+    BOOST_TEST(*std::min_element(seen.begin(), seen.end()) == *std::max_element(seen.begin(), seen.end()));
+    largest.push_back(*std::max_element(seen.begin(), seen.end()));
+    // d/dx_j of tanh(x_j) + x_j (1 - tanh^2 x_j): the diagonal is right after the tape gave nodes back.
+    const arma::vec x = arma::linspace(-1, 1, n), t = arma::tanh(x), s = 1 - t % t;
+    BOOST_TEST(arma::abs(H.matrix - arma::diagmat(2 * s - 2 * x % t % s)).max() < 1e-14);
+  }
+  BOOST_TEST(largest[0] == largest[2]);
+}
+
+// J = (1 - c) tanh'(x) with c = 1 - 1e-12: each side's rounding is relative to
+// the terms before they cancel (tanh' v and c tanh' v), a trillion times |J v|.
+// A correct pair must pass whatever u and v are drawn.
+BOOST_AUTO_TEST_CASE(the_transpose_identity_passes_a_jacobian_that_nearly_cancels) {
+  const TapeFunction f = [](Tape&, const std::vector<Var>& x) {
+    const Var t = tanh(x[0]);
+    return t - mul_scalar(t, 1 - 1e-12);
+  };
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const TransposeReport r = transpose_identity(f, {kX}, seed);
+    BOOST_TEST(r.passed, "seed " << seed << ": " << r.forward << " vs " << r.reverse << ", rel error " << r.rel_error);
   }
 }

@@ -7,6 +7,8 @@
 #include "check/fuzz.h"
 #include "ops/ops.h"
 
+#include <string>
+
 using namespace ag;
 
 BOOST_AUTO_TEST_CASE(random_graphs_pass_forward_and_second_order) {
@@ -36,4 +38,58 @@ BOOST_AUTO_TEST_CASE(a_planted_jvp_error_is_found_and_shrunk) {
   BOOST_TEST(f.shrunk.describe().find("planted_tanh") != std::string::npos, f.shrunk.describe());
   // Reverse mode alone passes the same graph: the error is far below finite differences' resolution.
   BOOST_TEST(check_graph(f.graph, options.gradcheck).passed);
+}
+
+// tanh(x) - c tanh(x) with c = 1 - 1e-12: J nearly vanishes, every op is right,
+// and the graph passes at both orders.
+BOOST_AUTO_TEST_CASE(a_graph_whose_jacobian_nearly_cancels_passes) {
+  FuzzGraph g;
+  g.seed = 7;
+  g.steps = {{"leaf", {}, {}, arma::mat{{0.3, -0.7, 1.1}, {0.9, -0.2, 0.6}}},
+             {"tanh", {0}, {}, {}},
+             {"mul_scalar", {1}, {1 - 1e-12}, {}},
+             {"sub", {1, 2}, {}, {}}};
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    GradcheckOptions options;
+    options.seed = static_cast<unsigned>(seed);
+    for (int order : {1, 2}) {
+      const FuzzCheck c = check_graph_forward(g, order, options);
+      BOOST_TEST(c.passed, "order " << order << ", seed " << seed << ":\n" << c.message);
+    }
+  }
+}
+
+// The hint reruns exactly what failed: the forward order is part of it.
+BOOST_AUTO_TEST_CASE(the_rerun_hint_keeps_the_forward_order) {
+  static const Function planted{
+      "planted_tanh", [](const Inputs& x) { return arma::mat(arma::tanh(x[0])); },
+      [](const Inputs&, const arma::mat& y, const arma::mat& dy) { return Grads{arma::mat(dy % (1 - y % y))}; },
+      [](const JvpArgs& a) { return (1 + 1e-9) * (a.dx[0] * (1.0 - square(a.y))); }};
+  for (int order : {1, 2}) {
+    FuzzOptions options;
+    options.custom_ops = {{"planted_tanh", [](Var x) { return apply(planted, {x}); }}};
+    options.forward_order = order;
+    const FuzzReport r = fuzz(60, 1, options);
+    BOOST_REQUIRE(!r.failures.empty());
+    const std::string text = r.failures[0].describe();
+    const std::string rerun = "(rerun it alone: autograd fuzz --graphs 1 --seed " + std::to_string(r.failures[0].seed) +
+                              " --forward-order " + std::to_string(order) + ")";
+    BOOST_TEST(text.find(rerun) != std::string::npos, text);
+  }
+  // Reverse mode alone: no forward-order option to repeat.
+  FuzzFailure f;
+  f.seed = 3;
+  BOOST_TEST(f.describe().find("--seed 3)") != std::string::npos, f.describe());
+}
+
+// Seed 367 draws softmax(dim=0) of inputs tens apart: J nearly vanishes, and
+// the correct op was flagged (transpose rel error 3e-10 against the ends'
+// scale). It passes at both orders, with the rerun line the failure printed.
+BOOST_AUTO_TEST_CASE(seed_367_a_softmax_of_large_inputs_passes) {
+  for (int order : {1, 2}) {
+    FuzzOptions options;
+    options.forward_order = order;
+    const FuzzReport r = fuzz(1, 367, options);
+    BOOST_TEST(r.failures.empty(), "order " << order << ": " << (r.failures.empty() ? "" : r.failures[0].describe()));
+  }
 }

@@ -184,3 +184,14 @@ BOOST_AUTO_TEST_CASE(fused_and_composed_layernorm_agree_at_second_order) {
     BOOST_TEST(arma::abs(h.fused).max() > 1e-3, what << ": H v vanishes");
   }
 }
+
+// The check names the pair that fails, with its numbers, not always the first.
+BOOST_AUTO_TEST_CASE(a_second_order_disagreement_names_its_pair) {
+  NormHvp h;
+  BOOST_TEST(h.disagreement().empty());
+  h.composed_numeric_rel = 2e-3;
+  BOOST_TEST(h.disagreement() == "composed vs numeric (max rel 0.002, allowed 1e-05)", h.disagreement());
+  h.composed_numeric_rel = 0;
+  h.transpose_rel = arma::datum::nan;
+  BOOST_TEST(h.disagreement().rfind("the fused transpose identity (max rel nan", 0) == 0, h.disagreement());
+}

@@ -188,6 +188,8 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_logits_overflow_is_refused) {
     return true;
   });
   expect_refused("sample --model " + quote(huge), "the model's logits are not finite (NaN or inf)");
+  // Issue 34, case 14. Before: eval printed "loss nan nats per character", exit 0.
+  expect_refused("eval --model " + quote(huge), "its outputs are not finite (NaN or inf), its weights overflow");
 }
 
 // Case 13. Before: the vocabulary was cut into characters and trusted: with \n and

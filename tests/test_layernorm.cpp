@@ -211,6 +211,39 @@ BOOST_AUTO_TEST_CASE(agree_with_finite_differences) {
   }
 }
 
+// gamma = 1e20 (and 1e100, the command's limit): L ~ gamma, and a difference of
+// L in beta cannot resolve dbeta ~ 1. The comparison allows for the numeric
+// path's resolution, so the correct backward agrees; a planted error of 1e-4
+// in the fused dx or dbeta is still found (composed vs fused resolve it), and
+// at gamma = 1 an error both tape paths share is found against the numeric one.
+BOOST_AUTO_TEST_CASE(the_comparison_follows_the_loss_scale) {
+  for (double gamma : {1e20, 1e100, -1e100}) {
+    for (bool rms : {false, true}) {
+      NormInputs in{arma::mat{{1, 2, 3}}, arma::mat(1, 3, arma::fill::value(gamma)), arma::zeros(1, 3),
+                    arma::mat{{0.3, -0.8, 0.5}}, 1e-5, rms};
+      const NormComparison c = compare_norm(in, true);
+      for (const NormDiff& d : c.diffs) {
+        BOOST_TEST(d.agrees, gamma << (rms ? " rms " : " ") << d.quantity << " " << d.a << " vs " << d.b
+                                   << ": max abs " << d.max_abs << ", resolution " << d.resolution);
+      }
+      NormPath planted = c.fused;
+      planted.dx *= 1 + 1e-4;
+      if (!rms) planted.dbeta *= 1 + 1e-4;
+      for (const NormDiff& d : compare_paths(c.composed, planted, rms)) {
+        if (d.quantity == "dx" || d.quantity == "dbeta") BOOST_TEST(!d.agrees, gamma << " " << d.quantity);
+      }
+    }
+  }
+  NormInputs in{arma::mat{{1, 2, 3}}, arma::ones(1, 3), arma::zeros(1, 3), arma::mat{{0.3, -0.8, 0.5}}, 1e-5, false};
+  const NormComparison c = compare_norm(in, true);
+  for (const NormDiff& d : c.diffs) BOOST_TEST(d.agrees, d.quantity << " " << d.a << " vs " << d.b);
+  NormPath both_wrong = c.composed;
+  both_wrong.dgamma *= 1 + 1e-4;
+  for (const NormDiff& d : compare_paths(both_wrong, c.numeric, false)) {
+    BOOST_TEST(d.agrees == (d.quantity != "dgamma"), d.quantity << ": max abs " << d.max_abs);
+  }
+}
+
 // Saved bytes, each distinct tensor once. Composed, node by node: mean, sub,
 // add_scalar and add save nothing; var saves its input x (N x D: its backward
 // recomputes x - mean from it); sqrt its output std (N x 1); div both inputs,

@@ -111,6 +111,80 @@ BOOST_AUTO_TEST_CASE(leaves_the_last_good_render_as_it_was) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(all_or_nothing)
+
+// A lesson of one code cell whose program draws plot.png and prints nothing,
+// and an --out holding the last render of it: its page, its plots folder.
+struct OldRender {
+  fs::path base = fs::temp_directory_path() / ("ag_render_swap_" + std::to_string(::getpid()));
+  fs::path src = base / "src", bin = base / "bin", out = base / "out";
+  OldRender() {
+    fs::remove_all(base);
+    for (const fs::path& d : {src, bin, out / "01_fake_files"}) fs::create_directories(d);
+    std::ofstream(src / "01_fake.cpp") << "// %% [markdown]\n// # Fake\n// %%\nint x = 1;\n";
+    std::ofstream(bin / "notebook_01_fake") << "#!/bin/sh\nmkdir -p \"$2\" && echo new > \"$2/plot.png\"\n";
+    fs::permissions(bin / "notebook_01_fake", fs::perms::owner_all);
+    std::ofstream(out / "01_fake.md") << "old page\n";
+    std::ofstream(out / "01_fake_files" / "old.png") << "old plot\n";
+  }
+  ~OldRender() { fs::remove_all(base); }
+  void render() const { render::render_lesson("01_fake", src, bin, out, render::Formats{true, true, false}); }
+  // The old render, untouched, and no work folder left behind.
+  void expect_old_render() const {
+    BOOST_TEST(slurp(out / "01_fake.md") == "old page\n");
+    BOOST_TEST(slurp(out / "01_fake_files" / "old.png") == "old plot\n");
+    BOOST_TEST(!fs::exists(out / "01_fake_files" / "plot.png"));
+    for (const fs::directory_entry& e : fs::directory_iterator(out)) {
+      BOOST_TEST(e.path().filename().string().rfind(".autograd-render-", 0) != 0u, "left " << e.path());
+    }
+  }
+};
+
+bool refused_naming(const std::string& target, const std::string& what, const OldRender& r) {
+  try {
+    r.render();
+  } catch (const ag::DataError& e) {
+    BOOST_TEST(has(e.what(), target + " is " + what), e.what());
+    BOOST_TEST(has(e.what(), "nothing of 01_fake was replaced"), e.what());
+    return true;
+  }
+  return false;
+}
+
+// Before: the Markdown and the new plots were moved in, then the HTML's rename
+// failed: a new page beside the old one, and the old plots gone.
+BOOST_AUTO_TEST_CASE(a_directory_where_the_page_goes_blocks_the_whole_lesson) {
+  const OldRender r;
+  fs::create_directories(r.out / "01_fake.html");
+  std::ofstream(r.out / "01_fake.html" / "mine.txt") << "mine\n";
+  BOOST_TEST(refused_naming((r.out / "01_fake.html").string(), "a directory", r));
+  r.expect_old_render();
+  BOOST_TEST(slurp(r.out / "01_fake.html" / "mine.txt") == "mine\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_file_where_the_plots_folder_goes_blocks_the_whole_lesson) {
+  const OldRender r;
+  fs::remove_all(r.out / "01_fake_files");
+  std::ofstream(r.out / "01_fake_files") << "a file of mine\n";
+  BOOST_TEST(refused_naming((r.out / "01_fake_files").string(), "a file", r));
+  BOOST_TEST(slurp(r.out / "01_fake.md") == "old page\n");
+  BOOST_TEST(slurp(r.out / "01_fake_files") == "a file of mine\n");
+}
+
+BOOST_AUTO_TEST_CASE(with_nothing_in_the_way_every_file_is_replaced_together) {
+  const OldRender r;
+  r.render();
+  BOOST_TEST(has(slurp(r.out / "01_fake.md"), "# Fake"));
+  BOOST_TEST(has(slurp(r.out / "01_fake.html"), "Fake"));
+  BOOST_TEST(slurp(r.out / "01_fake_files" / "plot.png") == "new\n");
+  BOOST_TEST(!fs::exists(r.out / "01_fake_files" / "old.png"));  // no stale plot beside the new ones
+  std::size_t n = 0;
+  for ([[maybe_unused]] const fs::directory_entry& e : fs::directory_iterator(r.out)) ++n;
+  BOOST_TEST(n == 3u);  // the page, the Markdown, the plots: no work folder left
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(hostile_folder_names)
 
 // Before: the lesson put its --out folder into gnuplot's `set output "..."`,

@@ -283,6 +283,36 @@ BOOST_AUTO_TEST_CASE(a_cleared_tape_reuses_its_nodes_and_refuses_old_handles) {
   }
 }
 
+// rewind(mark) gives back the nodes after the mark: the ones before keep their
+// Vars, values and gradients; a Var of a dropped node is refused, and never
+// reads the node recorded in its place.
+BOOST_AUTO_TEST_CASE(a_rewound_tape_keeps_what_came_before_the_mark) {
+  Tape tape;
+  Var x = tape.leaf(scalar(3.0));
+  Var y = square(x);
+  const std::size_t mark = tape.mark();
+  for (int pass = 0; pass < 3; ++pass) {
+    Var z = exp(y) * x;
+    BOOST_TEST(tape.size() == mark + 2);
+    tape.rewind(mark);
+    BOOST_TEST(tape.size() == mark);
+    Var w = sum(y);  // recorded where z was
+    check_error([&] { (void)z.value(); }, {"(node 3) was dropped by a rewind() of its tape"});
+    check_error([&] { (void)exp(z); }, {"exp: ", "dropped by a rewind()"});
+    BOOST_TEST(w.item() == 9.0);
+    BOOST_TEST(y.item() == 9.0);
+    tape.backward(y, true);
+    BOOST_TEST(x.grad()(0, 0) == 6.0 * (pass + 1));  // leaves accumulate, as ever
+    tape.rewind(mark);
+  }
+  BOOST_TEST(tape.mark() == mark);
+  tape.rewind(tape.size());  // nothing to give back: every Var stays valid
+  BOOST_TEST(y.item() == 9.0);
+  check_error([&] { tape.rewind(mark + 1); }, {"rewind: mark 3 is past the end of a tape of 2 nodes"});
+  tape.clear();
+  check_error([&] { (void)y.value(); }, {"cleared"});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(backward_is_walked_never_changed)
@@ -316,6 +346,14 @@ BOOST_AUTO_TEST_CASE(clearing_inside_a_backward_is_refused) {
   Var y = misbehaving(tape, x, [](Tape& t) { t.clear(); });
   check_error([&] { tape.backward(y); }, {"'misbehaving'", "cleared the tape", "may only accumulate"});
   BOOST_TEST(tape.size() == 2u);  // nothing was cleared
+}
+
+BOOST_AUTO_TEST_CASE(rewinding_inside_a_backward_is_refused) {
+  Tape tape;
+  Var x = tape.leaf(2.0);
+  Var y = misbehaving(tape, x, [](Tape& t) { t.rewind(1); });
+  check_error([&] { tape.backward(y); }, {"'misbehaving'", "rewound the tape"});
+  BOOST_TEST(tape.size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(a_backward_inside_a_backward_is_refused) {
