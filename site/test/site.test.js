@@ -91,11 +91,11 @@ async function crawl(browser, base, inside, width, problems, shots) {
     for (const link of facts.links) {
       if (!inside(link)) { problems.push(`${url}: links outside the site: ${link}`); continue; }
       const [target, hash] = link.split("#");
-      if (target.endsWith(".html")) {
+      if (!(await exists(target))) {
+        problems.push(`${url}: broken link ${link}`);
+      } else if (target.endsWith(".html")) {
         queue.push(target);
         if (hash && !target.includes("/live/")) anchors.push({ from: url, target, hash });
-      } else if (!(await exists(target))) {
-        problems.push(`${url}: broken link ${link}`);
       }
     }
   }
