@@ -105,7 +105,7 @@ int cmd_notebook(const std::vector<std::string>& args) {
   options.add_options()
       ("action", po::value(&action), "render (run every lesson and write NAME.md/.html), run NAME, or list")
       ("name", po::value(&name), "the lesson `run` runs (e.g. 03_layernorm_by_hand)")
-      ("out", po::value(&out), "folder for NAME.md, NAME.html and NAME_files/ (default: the --bin-dir)")
+      ("out", po::value(&out), "folder for NAME.md, NAME.html, NAME.json and NAME_files/ (default: the --bin-dir)")
       ("only", po::value(&only), "render only these lessons, comma-separated (e.g. 01_tape,05_gradcheck)")
       ("format", po::value(&format)->default_value("md,html"), "md, html, json, comma-separated")
       ("explore", po::bool_switch(&explore), "run: report a failed check and go on (render always does)")
@@ -128,6 +128,9 @@ int cmd_notebook(const std::vector<std::string>& args) {
     return 0;
   }
   if (action != "render" && action != "run") throw UsageError("expected 'render', 'run' or 'list', got '" + action + "'");
+  if (action == "render" && !name.empty()) {
+    throw UsageError("render takes no lesson name ('" + name + "'): --only " + name + " renders one");
+  }
   const Formats formats = parse_formats(format);
   const fs::path bin_dir = bin.empty() ? program_dir().parent_path() / "notebooks" : fs::path(bin);
   if (!fs::is_directory(bin_dir)) {
@@ -137,7 +140,8 @@ int cmd_notebook(const std::vector<std::string>& args) {
   if (action == "run") {
     if (name.empty()) throw UsageError("run: which lesson? (autograd notebook list shows them)");
     chosen_lessons(all, name);  // names it when it does not exist
-    const fs::path images = out.empty() ? fs::path(name + "_files") : fs::path(out) / (name + "_files");
+    // Its plots go where a render puts them (BIN/NAME_files by default), not into the current folder.
+    const fs::path images = (out.empty() ? bin_dir : fs::path(out)) / (name + "_files");
     return run_one(bin_dir / ("notebook_" + name), images, explore);
   }
   const fs::path out_dir = out.empty() ? bin_dir : fs::path(out);

@@ -135,6 +135,9 @@ BOOST_AUTO_TEST_CASE(run_explore_shows_the_lesson_in_the_terminal) {
   const cli_test::Run missing = cli_test::run("notebook run 03_missing" + where);
   BOOST_TEST(missing.status == 2);
   BOOST_TEST(has(missing.err, "no lesson named '03_missing'"), missing.err);
+  const cli_test::Run named = cli_test::run("notebook render 01_failing_check" + where);
+  BOOST_TEST(named.status == 2);
+  BOOST_TEST(has(named.err, "render takes no lesson name ('01_failing_check'): --only 01_failing_check"), named.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
