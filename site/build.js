@@ -177,7 +177,8 @@ function main() {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   copyAssets(path.join(here, "node_modules"), here, path.join(out, "assets"));
-  copyLivePage(args.page, path.join(out, "live"));
+  const live = flat.findIndex((s) => s.key === "live");
+  copyLivePage(args.page, path.join(out, "live"), flat[live + 1]);
   lessonPages(out, args, flat, course, lessonData, failed);
   exercisePages(out, parts, flat, course, exercises);
   write(path.join(out, "index.html"), shell({ title: course.title, depth: 0, body: indexPage(course, parts), courseTitle: course.title }));

@@ -5,6 +5,7 @@
 
 const fs = require("fs");
 const path = require("path");
+const { escapeHtml } = require("./markdown.js");
 
 function copyAssets(modules, siteSource, to) {
   fs.mkdirSync(path.join(to, "katex", "fonts"), { recursive: true });
@@ -24,8 +25,9 @@ function copyAssets(modules, siteSource, to) {
 }
 
 // The live page: its index.html and the files it loads (src= and href=), nothing
-// else of BUILD/page (which also holds the WebAssembly build's objects).
-function copyLivePage(pageDir, to) {
+// else of BUILD/page (which also holds the WebAssembly build's objects), with a
+// line at its top back to the course and on to `next` (the path's next step).
+function copyLivePage(pageDir, to, next) {
   const index = path.join(pageDir, "index.html");
   if (!fs.existsSync(path.join(pageDir, "engine.js"))) {
     throw new Error(`no live page in ${pageDir}: build it first (cmake --build BUILD --target page; it needs Debian's emscripten)`);
@@ -38,6 +40,11 @@ function copyLivePage(pageDir, to) {
     if (file.includes("..") || !fs.existsSync(path.join(pageDir, file))) throw new Error(`the live page loads ${file}, which is not in ${pageDir}`);
     fs.copyFileSync(path.join(pageDir, file), path.join(to, file));
   }
+  // In the course, the page links back to it (the page itself stands alone, in BUILD/page too).
+  if (!/<body[^>]*>/.test(html)) throw new Error(`${index} has no <body>`);
+  fs.writeFileSync(path.join(to, "index.html"), html.replace(/<body[^>]*>/, (body) =>
+    `${body}\n<p style="margin:.5rem 1rem;font:14px system-ui,sans-serif"><a href="../index.html">← the course</a>` +
+    (next ? ` · next: <a href="../${next.href}">${escapeHtml(next.title)}</a>` : "") + "</p>"));
 }
 
 module.exports = { copyAssets, copyLivePage };
