@@ -16,7 +16,7 @@ const lessons = path.join(scratch, "lessons"), page = path.join(scratch, "page")
 fs.rmSync(scratch, { recursive: true, force: true });
 fs.mkdirSync(lessons, { recursive: true });
 fs.mkdirSync(page, { recursive: true });
-for (const f of ["index.html", "engine.js"]) fs.writeFileSync(path.join(page, f), f === "index.html" ? '<script src="engine.js"></script>' : "");
+for (const f of ["index.html", "engine.js"]) fs.writeFileSync(path.join(page, f), f === "index.html" ? '<body><script src="engine.js"></script></body>' : "");
 
 // Lesson 03 as the render writes it: one prose cell with TeX, one code cell whose check failed.
 const prose = "# Lesson 03: LayerNorm by hand\n\nThe output is $\\hat{x} = \\frac{x - \\mu}{\\sqrt{\\sigma^2 + \\epsilon}}$, and\n\n" +
