@@ -59,6 +59,9 @@ lacks(/check_close|check\(/, html.split('<details class="checks')[0].split('id="
 // A lesson without a render is a page saying so, and is named too.
 assert.match(fs.readFileSync(path.join(out, "lessons", "01_tape.html"), "utf8"), /did not run when the site was built/);
 assert.match(run.stderr, /01_tape/);
+// The live page: only the files its index.html loads, with a way back to the course.
+assert.deepStrictEqual(fs.readdirSync(path.join(out, "live")).sort(), ["engine.js", "index.html"]);
+assert.match(fs.readFileSync(path.join(out, "live", "index.html"), "utf8"), /<a href="\.\.\/index\.html">← the course<\/a>/);
 // Exercises: statements and stubs, never solutions.
 assert.ok(fs.existsSync(path.join(out, "exercises", "layernorm.html")));
 assert.ok(fs.existsSync(path.join(out, "exercises", "layernorm", "layernorm.cpp")));
