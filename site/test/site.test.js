@@ -77,7 +77,7 @@ async function visit(browser, url, inside, width, problems) {
 
 // Opens every page reachable from index.html; checks each link's target exists (and its #anchor, on course pages).
 async function crawl(browser, base, inside, width, problems, shots) {
-  const seen = new Set(), anchors = [], ids = new Map(), queue = [base + "index.html"];
+  const seen = new Set(), anchors = [], ids = new Map(), queue = [base + "index.html"], liveExamples = new Set();
   while (queue.length) {
     const url = queue.shift();
     if (seen.has(url)) continue;
@@ -96,11 +96,19 @@ async function crawl(browser, base, inside, width, problems, shots) {
       } else if (target.endsWith(".html")) {
         queue.push(target);
         if (hash && !target.includes("/live/")) anchors.push({ from: url, target, hash });
+        if (hash && target.includes("/live/")) liveExamples.add(link);
       }
     }
   }
   for (const a of anchors) {
     if (ids.has(a.target) && !ids.get(a.target).has(decodeURIComponent(a.hash))) problems.push(`${a.from}: no #${a.hash} on ${a.target}`);
+  }
+  // A lesson's "try it live" link carries its inputs: the page must take them without a message.
+  for (const link of liveExamples) {
+    const { page } = await visit(browser, link, inside, width, problems);
+    const message = await page.$eval("#message", (m) => (m.hidden ? "" : m.textContent));
+    if (message) problems.push(`${link}: the live page says "${message}"`);
+    await page.close();
   }
   return seen.size;
 }
