@@ -221,8 +221,11 @@ void graph(const std::string& name, const std::string& dot_source) {
   if (std::system(command.c_str()) != 0) throw CheckFailed("graph '" + name + "': dot failed on " + base + ".dot");
   std::filesystem::remove(base + ".dot");
   if (!is_png(base + ".png")) throw CheckFailed("graph '" + name + "': dot did not write a PNG to " + base + ".png");
-  std::cout << std::flush << kImageMarker << name << ".png" << kImageAlt << "Graph: " << one_line(name)
-            << " (drawn by Graphviz)" << kMarkerEnd << "\n" << std::flush;
+  std::size_t edges = 0;
+  for (std::size_t at = dot_source.find("->"); at != std::string::npos; at = dot_source.find("->", at + 2)) ++edges;
+  std::cout << std::flush << kImageMarker << name << ".png" << kImageAlt << "Graph '" << one_line(name)
+            << "' drawn by Graphviz (" << edges << " edges)" << kMarkerEnd
+            << "\n" << std::flush;
 }
 
 }  // namespace nb
