@@ -57,7 +57,7 @@ async function visit(browser, url, inside, width, problems) {
   page.on("response", (r) => { if (r.status() >= 400) note(`HTTP ${r.status()}: ${r.url()}`); });
   page.on("request", (r) => { if (!inside(r.url()) && !r.url().startsWith("data:")) note(`request outside the site: ${r.url()}`); });
   await page.goto(url, { waitUntil: "load" });
-  if (url.includes("/live/") && !process.env.NO_LIVE) await page.waitForFunction(() => document.body.dataset.ready === "1", { timeout: 60000 });
+  if (url.includes("/live/")) await page.waitForFunction(() => document.body.dataset.ready === "1", { timeout: 60000 });
   const facts = await page.evaluate((proseFn) => {
     const prose = new Function(`return (${proseFn})()`)();
     return {
