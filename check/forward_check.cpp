@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autograd/rng.h"
+#include "check/node_check.h"
 #include "ops/functional.h"
 #include "ops/ops.h"
 
@@ -55,14 +56,12 @@ TapeFunction scalarised(const TapeFunction& f, const std::vector<arma::mat>& inp
 
 namespace {
 
-// Sum over the nodes k up to y of <|g_k|, |t_k|>: each node's tangent t_k times
-// its adjoint g_k (the gradient of <u, y> at k). Rounding at node k perturbs
-// t_k by a few ulps of |t_k| and so <u, J v> by about <|g_k|, ulp(t_k)>; the
-// reverse pass is the same sum read the other way. This is the size of the
-// terms before they cancel, at every node, where |u| |J v| + |J^T u| |v| sees
-// only the ends: a J that nearly vanishes (tanh x - (1 - 1e-12) tanh x) has
-// tiny ends but ordinary rounding inside.
-double uncancelled_scale(Tape& tape, Var y, const std::vector<Var>& tangents) {
+// Sum over the primal nodes k up to y of <|g_k|, |t_k|>: each node's tangent
+// t_k against its adjoint g_k (the gradient of <u, y> at k), read after the
+// backward from y. Rounding at node k moves t_k by a few ulps of |t_k|, and so
+// <u, J v> by about <|g_k|, ulp(t_k)>; the reverse pass is the same sum read
+// the other way.
+double primal_scale(Tape& tape, Var y, const std::vector<Var>& tangents) {
   double scale = 0;
   for (std::size_t k = 0; k <= y.id; ++k) {
     const arma::mat& t = tangents[k].value();
@@ -72,29 +71,81 @@ double uncancelled_scale(Tape& tape, Var y, const std::vector<Var>& tangents) {
   return scale;
 }
 
+// The reverse pass's own terms: what each node's backward sends into each
+// input slot, before the slots' shares are added into the input's gradient
+// (replayed alone, check/node_check.h), against that input's tangent. div(a, a)
+// sends u / a and -u a / a^2 into a's gradient, which cancel up to rounding;
+// when the tangents past it are exactly zero, no pairing above sees the terms
+// that rounding is relative to. A node whose backward cannot be replayed alone
+// adds nothing (the scale is then only smaller, never a false pass).
+double contribution_scale(Tape& tape, Var y, const std::vector<Var>& tangents) {
+  double scale = 0;
+  for (std::size_t k = 0; k <= y.id; ++k) {
+    const Node& n = tape.node(k);
+    if (!n.backward || n.is_param) continue;
+    const arma::mat& g = tape.grad(tape.var(k));
+    if (!arma::any(arma::vectorise(g))) continue;  // no gradient reached it: it sent nothing
+    Inputs values;
+    for (std::size_t in : n.inputs) values.push_back(tape.value(in));
+    try {
+      const Grads c = node_backward_alone(n, values, g);
+      for (std::size_t s = 0; s < c.size(); ++s) {
+        const arma::mat& t = tangents[n.inputs[s]].value();
+        if (arma::size(c[s]) == arma::size(t)) scale += arma::accu(arma::abs(c[s]) % arma::abs(t));
+      }
+    } catch (const Error&) {
+    }
+  }
+  return scale;
+}
+
+// The same inside the JVP rules: every node the tangent pass recorded against
+// its adjoint in <u, J v>, from a backward over the tangent graph. An op's rule
+// can cancel within itself (softmax: dx - sum(y dx) where y is nearly one-hot,
+// so J nearly vanishes) and no primal node shows those terms; its backward
+// computes the transposed products, of the same size. Anomaly mode is off for
+// this pass: what reaches the primal nodes here is second order, never read.
+double tangent_scale(Tape& tape, Var y, Var jv, const arma::mat& u) {
+  if (jv.id <= y.id || !tape.node(jv.id).requires_grad) return 0;  // no tangent node: nothing moved
+  const bool anomaly = tape.anomaly_mode();
+  tape.set_anomaly_mode(false);
+  tape.backward(jv, u, true);
+  tape.set_anomaly_mode(anomaly);
+  double scale = 0;
+  for (std::size_t m = y.id + 1; m <= jv.id; ++m) {
+    if (tape.node(m).requires_grad) scale += arma::accu(arma::abs(tape.grad(tape.var(m))) % arma::abs(tape.value(m)));
+  }
+  return scale;
+}
+
+// f recorded on `tape` from leaves holding the inputs, refused unless its output is of that tape.
+Var record_f(const TapeFunction& f, Tape& tape, const std::vector<arma::mat>& inputs, std::vector<Var>& x) {
+  for (std::size_t k = 0; k < inputs.size(); ++k) x.push_back(tape.leaf(inputs[k], "input " + std::to_string(k)));
+  const Var y = f(tape, x);
+  if (y.tape != &tape) throw Error("transpose_identity: f returned a Var that was not recorded on the tape it was given");
+  tape.check(y, "transpose_identity");
+  return y;
+}
+
 }  // namespace
 
-// Both passes on one recording of f, so that every node's tangent and adjoint
-// can be paired (uncancelled_scale).
+// Both passes on one recording of f, the tangents recorded with grad enabled
+// and seeded by leaves, so that every value of either pass can be paired with
+// its adjoint: the scale is the size of the terms before they cancel, at every
+// node (forward_check.h). Never below |u| |J v| + |J^T u| |v|, the ends alone.
 TransposeReport transpose_identity(const TapeFunction& f, const std::vector<arma::mat>& inputs,
                                    std::uint64_t seed, double tolerance) {
   Rng rng(seed);
   const std::vector<arma::mat> v = random_like(inputs, rng);
   Tape tape;
   std::vector<Var> x;
-  for (std::size_t k = 0; k < inputs.size(); ++k) x.push_back(tape.leaf(inputs[k], "input " + std::to_string(k)));
-  const Var y = f(tape, x);
-  if (y.tape != &tape) throw Error("transpose_identity: f returned a Var that was not recorded on the tape it was given");
+  const Var y = record_f(f, tape, inputs, x);
   const arma::mat u = rng.uniform(y.value().n_rows, y.value().n_cols, -1.0, 1.0);
   std::vector<TangentSeed> seeds = no_grad_seeds(tape, y);
-  for (std::size_t k = 0; k < x.size(); ++k) seeds.push_back({x[k], tape.constant(v[k], "tangent seed")});
+  for (std::size_t k = 0; k < x.size(); ++k) seeds.push_back({x[k], tape.leaf(v[k], "tangent seed")});
   std::vector<Var> nodes;
   for (std::size_t k = 0; k <= y.id; ++k) nodes.push_back(tape.var(k));
-  std::vector<Var> tangents;
-  {
-    NoGrad no_grad(tape);  // the tangents are constants here: only their values are paired
-    tangents = push_tangents(nodes, seeds);
-  }
+  const std::vector<Var> tangents = push_tangents(nodes, seeds);
   TransposeReport r;
   r.forward = arma::accu(u % tangents.back().value());
   if (tape.node(y.id).requires_grad) {
@@ -103,10 +154,11 @@ TransposeReport transpose_identity(const TapeFunction& f, const std::vector<arma
     for (const Var& xk : x) jtu.push_back(xk.grad());
     const arma::vec jtu_flat = flatten(jtu), v_flat = flatten(v);
     r.reverse = arma::dot(jtu_flat, v_flat);
-    // Never smaller than the ends alone, |u| |J v| + |J^T u| |v| (the scale before).
     const double ends = arma::norm(arma::vectorise(u)) * arma::norm(arma::vectorise(tangents.back().value())) +
                         arma::norm(jtu_flat) * arma::norm(v_flat);
-    r.scale = std::max(ends, uncancelled_scale(tape, y, tangents));
+    const double inside = primal_scale(tape, y, tangents) + contribution_scale(tape, y, tangents) +
+                          tangent_scale(tape, y, tangents.back(), u);
+    r.scale = std::max(ends, inside);
   }
   const double err = std::abs(r.forward - r.reverse);
   r.rel_error = r.scale > 0 ? err / r.scale : (err == 0 ? 0.0 : arma::datum::inf);

@@ -12,14 +12,16 @@
 //
 // A non-scalar f is made scalar for second order as gradcheck does: <w, f(x)>
 // with fixed random weights w. The relative error of the transpose identity is
-// |<u, J v> - <J^T u, v>| / S, S = sum over f's nodes k of <|g_k|, |t_k|>: each
-// node's tangent t_k against its adjoint g_k (the gradient of <u, f> there).
-// Rounding at a node moves t_k (or g_k) by a few ulps, and the pairing by that
-// much times the other, so S is the size of the terms before they cancel: a
-// correct op is never held to an impossible standard, even where J nearly
-// vanishes (|u| |J v| + |J^T u| |v|, the ends alone, was a trillion times too
-// small for tanh x - (1 - 1e-12) tanh x), while a rule 1e-9 off still fails
-// (its error is 1e-9 of one node's term, S a few dozen such terms).
+// |<u, J v> - <J^T u, v>| / S, S the size of the terms before they cancel, in
+// both passes: f's nodes' tangents against their adjoints in <u, f>, the nodes
+// the JVP rules recorded against their adjoints in <u, J v>, and the share each
+// node's backward sends into an input against that input's tangent. Rounding
+// at any of them moves the result by a few ulps of its term, so a correct op is
+// never held to an impossible standard, even where J nearly vanishes (|u| |J v|
+// + |J^T u| |v|, the ends alone, was a million times too small for a softmax of
+// inputs tens apart, and 1e16 times for div(v, v)), while a rule 1e-9 off still
+// fails (its error is 1e-9 of some terms, S a few dozen of them). S is never
+// below the ends' scale.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +35,7 @@ namespace ag {
 struct TransposeReport {
   double forward = 0;    // <u, J v>
   double reverse = 0;    // <J^T u, v>
-  double scale = 0;      // sum over nodes of <|adjoint|, |tangent|>: the terms before they cancel
+  double scale = 0;      // sum over both passes' nodes of <|adjoint|, |value|>: the terms before they cancel
   double rel_error = 0;  // |forward - reverse| / scale (0 when both sides vanish)
   bool passed = true;
 };

@@ -30,8 +30,9 @@ Forward replay(const OpRow& row, const Node& node) {
   };
 }
 
-// The node's backward alone, on a scratch tape holding one leaf per input slot.
-Grads analytic_grads(const Node& node, const Inputs& inputs, const arma::mat& dout) {
+}  // namespace
+
+Grads node_backward_alone(const Node& node, const Inputs& inputs, const arma::mat& dout) {
   Tape scratch;
   std::vector<Var> leaves;
   for (const arma::mat& m : inputs) leaves.push_back(scratch.leaf(m));
@@ -43,6 +44,8 @@ Grads analytic_grads(const Node& node, const Inputs& inputs, const arma::mat& do
   for (const Var& v : leaves) grads.push_back(v.grad());
   return grads;
 }
+
+namespace {
 
 NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& options) {
   const Node& node = tape.node(id);
@@ -73,7 +76,7 @@ NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& op
   const ScalarFunction weighted = [&](const Inputs& x) { return arma::accu(forward(x) % w); };
   Grads analytic;
   try {
-    analytic = analytic_grads(node, inputs, w);
+    analytic = node_backward_alone(node, inputs, w);
   } catch (const std::exception& e) {
     c.status = NodeStatus::Failed;
     c.note = std::string("its backward threw: ") + e.what();

@@ -18,10 +18,16 @@
 #include <string>
 #include <vector>
 
-#include "check/diagnose.h"
+#include "autograd/custom_op.h"
 #include "autograd/tape.h"
+#include "check/diagnose.h"
 
 namespace ag {
+
+// The node's backward alone, on a scratch tape holding one leaf per input
+// slot: what it sends into each slot for the output gradient dout, before
+// anything else is added there. Needs the backward closure (see above).
+Grads node_backward_alone(const Node& node, const Inputs& inputs, const arma::mat& dout);
 
 enum class NodeStatus { Passed, Failed, Skipped };
 

@@ -162,15 +162,15 @@ void print_comparison(const ag::NormComparison& c, bool rms, int p) {
   show("dgamma", &ag::NormPath::dgamma);
   if (!rms) show("dbeta", &ag::NormPath::dbeta);
   if (!c.numeric.ran) std::cout << "(finite differences skipped: the input is large; they cost O(N D^2))\n";
-  for (const ag::NormDiff& d : c.diffs) {
-    if (d.a != "composed" || d.b != "numeric" || d.resolution <= 1e-6 * d.scale) continue;
-    std::cout << "(numeric " << d.quantity << " resolves only to " << num(d.resolution, 3)
-              << " here: L's own rounding over the finite difference's step; the comparison allows for it)\n";
-  }
   std::cout << "\nlargest differences          max abs      max rel\n";
   for (const ag::NormDiff& d : c.diffs) {
     std::cout << "  " << std::left << std::setw(7) << d.quantity << std::setw(20) << (d.a + " vs " + d.b)
               << std::setw(13) << num(d.max_abs, 3) << num(d.max_rel, 3) << "\n";
+  }
+  for (const ag::NormDiff& d : c.diffs) {
+    if (d.a != "composed" || d.b != "numeric" || d.resolution <= 1e-6 * d.scale) continue;
+    std::cout << "(numeric " << d.quantity << " resolves only to " << num(d.resolution, 3)
+              << " here: L's own rounding over the finite difference's step; the comparison allows for it)\n";
   }
 }
 
@@ -236,7 +236,7 @@ int cmd_layernorm(const std::vector<std::string>& args) {
   Settings s;
   int order = 1;
   options.add_options()
-      ("input", po::value(&s.input), "the input matrix, rows separated by ';': \"1.133,-0.299,0.503; -0.176,0.911,0.143\"")
+      ("input", po::value(&s.input), "the input matrix: numbers separated by commas or spaces, rows by ';' (\"1.133,-0.299,0.503; -0.176 0.911 0.143\")")
       ("input-file", po::value(&s.input_file), "the input matrix from a CSV file (one row per line)")
       ("header", po::bool_switch(&s.header), "the CSV files have a header row")
       ("gamma", po::value(&s.gamma), "scale: one value for all columns or one per column (default 1)")

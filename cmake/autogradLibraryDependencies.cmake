@@ -1,7 +1,8 @@
 # What the libraries need, found the same way by this project and by a project
 # that uses the installed package (autogradConfig.cmake includes this file):
 #   Armadillo::Armadillo            Armadillo (CMake's FindArmadillo sets only variables)
-#   Boost::iostreams                the digits loader's gzip (autograd::data)
+#   ZLIB::ZLIB                      the digits loader's gzip (autograd::data)
+#   Boost::iostreams                gnuplot-iostream's pipe to gnuplot (autograd::plot)
 #   GnuplotIostream::GnuplotIostream  the training-curve plots (autograd::plot)
 # Each failure names the Debian package that provides it.
 
@@ -19,6 +20,9 @@ if(NOT TARGET Armadillo::Armadillo)
     INTERFACE_INCLUDE_DIRECTORIES "${ARMADILLO_INCLUDE_DIRS}"
     INTERFACE_LINK_LIBRARIES "${ARMADILLO_LIBRARIES}")
 endif()
+
+find_package(ZLIB QUIET)
+autograd_require_package(ZLIB_FOUND "zlib" "zlib1g-dev")
 
 set(Boost_NO_WARN_NEW_VERSIONS ON)
 find_package(Boost 1.74 QUIET COMPONENTS iostreams filesystem)

@@ -15,13 +15,14 @@ build="${AUTOGRAD_BUILD_DIR:-$root/build}"
 packages=(cmake g++ make libarmadillo-dev libopenblas-dev libboost-test-dev libboost-program-options-dev
           libboost-iostreams-dev libboost-filesystem-dev libgnuplot-iostream-dev gnuplot-nox graphviz
           libcmark-gfm-dev libcmark-gfm-extensions-dev
-          wamerican bubblewrap)
+          zlib1g-dev wamerican bubblewrap)
 # The live page (page/, docs/live-page.md): emscripten builds it, chromium and
 # node run its browser tests (a node already on the machine is used as it is).
 # The course site (site/, docs/publishing.md) holds the live page, and node and
 # npm lay its lessons out.
 if [[ "$mode" == test || "$mode" == demo || "$mode" == site ]]; then packages+=(emscripten); fi
-if [[ "$mode" == test ]]; then packages+=(chromium); fi
+# The test command also builds the libraries with Clang and libc++ (tests/libcxx).
+if [[ "$mode" == test ]]; then packages+=(chromium clang libc++-dev libc++abi-dev); fi
 if [[ "$mode" == demo ]]; then packages+=(python3); fi
 if [[ "$mode" == test || "$mode" == demo || "$mode" == site ]] && ! command -v npm >/dev/null; then
   packages+=(nodejs npm)

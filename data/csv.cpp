@@ -40,25 +40,57 @@ std::string quoted(const std::string& cell) {
   return "'" + shown + "'";
 }
 
-// One cell as a finite double; `where` is "FILE: row R, column C" or similar.
-// Only decimal notation: strtod alone would also take "nan", "inf" and hex.
-double parse_cell(const std::string& cell, const std::string& where) {
-  if (cell.empty()) throw DataError(where + ": missing value (empty cell)");
+// The one grammar of a number typed by a person or written in a CSV cell,
+// for the CLI and the live page alike: decimal notation only (strtod alone
+// would also take "nan", "inf" and hex, and the page and the CLI would differ).
+// `where()` names the cell ("FILE: row R, column C"); it is only built for a
+// message, since a page's batch of 100,000 numbers would build as many strings.
+template <class Where>
+double parse_cell(const std::string& cell, const Where& where) {
+  if (cell.empty()) throw DataError(where() + ": missing value (empty cell)");
   bool digit = false;
   for (char c : cell) {
     if (c >= '0' && c <= '9') {
       digit = true;
     } else if (std::strchr("+-.eE", c) == nullptr) {
-      throw DataError(where + ": " + quoted(cell) + " is not a number");
+      throw DataError(where() + ": " + quoted(cell) + " is not a number");
     }
   }
-  if (!digit) throw DataError(where + ": " + quoted(cell) + " is not a number");
+  if (!digit) throw DataError(where() + ": " + quoted(cell) + " is not a number");
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(cell.c_str(), &end);
-  if (end != cell.c_str() + cell.size()) throw DataError(where + ": " + quoted(cell) + " is not a number");
-  if (!std::isfinite(v)) throw DataError(where + ": " + quoted(cell) + " is out of range for a double");
-  return v;
+  if (end != cell.c_str() + cell.size()) throw DataError(where() + ": " + quoted(cell) + " is not a number");
+  if (!std::isfinite(v)) {
+    throw DataError(where() + ": " + quoted(cell) + " is out of range for a double (the largest is about 1.8e308)");
+  }
+  return v;  // an underflow (1e-400) reads as the nearest double, (near) 0, as it does everywhere
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// One row of a literal: numbers separated by a comma and/or spaces. A comma
+// with nothing before it is a missing value; one comma at the end is not
+// (the page reads "3, 1," while it is being typed, and the CLI reads it alike).
+std::vector<double> parse_row(const std::string& row, const std::string& where) {
+  std::vector<double> values;
+  std::size_t i = 0;
+  bool comma = true;  // at the row's start, as after a comma: a number must come before the next comma
+  for (;;) {
+    while (i < row.size() && is_space(row[i])) ++i;
+    if (i == row.size()) return values;
+    const auto at = [&] { return where + ", column " + std::to_string(values.size() + 1); };
+    if (row[i] == ',') {
+      if (comma) throw DataError(at() + ": missing value (nothing between two commas, or before the first)");
+      comma = true;
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < row.size() && row[i] != ',' && !is_space(row[i])) ++i;
+    values.push_back(parse_cell(row.substr(start, i - start), at));
+    comma = false;
+  }
 }
 
 // Rows of equal length, row-major, into a matrix (sized from what was parsed, never from the input's claims).
@@ -104,7 +136,7 @@ CsvTable read_csv(const std::string& path, bool has_header) {
       continue;
     }
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      values.push_back(parse_cell(cells[c], row + ", column " + std::to_string(c + 1)));
+      values.push_back(parse_cell(cells[c], [&] { return row + ", column " + std::to_string(c + 1); }));
     }
     ++rows;
   }
@@ -117,21 +149,33 @@ CsvTable read_csv(const std::string& path, bool has_header) {
 }
 
 arma::mat parse_matrix(const std::string& text, const std::string& what) {
-  std::vector<std::string> lines = split(text, ';');
-  if (lines.size() > 1 && lines.back().empty()) lines.pop_back();  // a trailing ';'
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ';' || text[i] == '\n') {
+      lines.push_back(trim(text.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (lines.size() == 1 && lines[0].empty()) {
+    throw DataError(what + ": empty; give at least one row of numbers, e.g. 3, 1, 5, 7");
+  }
+  if (lines.size() > 1 && lines.back().empty()) lines.pop_back();  // one trailing ';' or newline
   std::vector<double> values;
   std::size_t cols = 0;
   for (std::size_t r = 0; r < lines.size(); ++r) {
     const std::string row = what + ": row " + std::to_string(r + 1);
-    if (lines[r].empty()) throw DataError(row + " is empty (rows are separated by ';', values by ',')");
-    const std::vector<std::string> cells = split(lines[r], ',');
+    const std::vector<double> cells = parse_row(lines[r], row);
+    if (cells.empty()) throw DataError(row + " is empty (rows are separated by ';', numbers by ',' or spaces)");
     if (r == 0) cols = cells.size();
     if (cells.size() != cols) throw DataError(ragged(row, cells.size(), cols, "row 1"));
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      values.push_back(parse_cell(cells[c], row + ", column " + std::to_string(c + 1)));
-    }
+    values.insert(values.end(), cells.begin(), cells.end());
   }
   return to_matrix(values, lines.size(), cols);
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  return parse_cell(trim(text), [&] { return what; });
 }
 
 }  // namespace ag

@@ -1,10 +1,10 @@
 #include "data/digits.h"
 
-#include <boost/iostreams/filter/gzip.hpp>
-#include <boost/iostreams/filtering_stream.hpp>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -18,6 +18,33 @@ std::string default_digits_path() { return shipped_file("data/digits/digits.csv.
 namespace {
 
 constexpr arma::uword kPixels = 64;
+// The digits are 1797 lines (about 0.5 MB of text): far more is not them.
+constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+
+// The whole gzip file, inflated with zlib: a C library, so the data library
+// links the same with libstdc++ or libc++ (Debian's compiled Boost.Iostreams
+// holds libstdc++ strings in its gzip header, and crashed under libc++).
+std::string gunzip(const std::string& path, std::ifstream& file) {
+  const std::string packed((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (packed.size() > kMaxBytes) throw DataError(path + ": larger than 64 MB, which the digits are not");
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) throw DataError(path + ": zlib cannot start (out of memory)");  // 16: gzip
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  std::string text;
+  std::vector<char> buffer(1 << 16);
+  int rc = Z_OK;
+  while (rc == Z_OK && text.size() <= kMaxBytes) {
+    z.next_out = reinterpret_cast<Bytef*>(buffer.data());
+    z.avail_out = static_cast<uInt>(buffer.size());
+    rc = inflate(&z, Z_NO_FLUSH);
+    text.append(buffer.data(), buffer.size() - z.avail_out);
+  }
+  const std::string why = z.msg != nullptr ? z.msg : rc == Z_BUF_ERROR ? "it ends early" : "it expands past 64 MB";
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) throw DataError(path + ": not a valid gzip file (" + why + ")");
+  return text;
+}
 
 // One line "p1,...,p64,label" into row `row` of x and y.
 void parse_line(const std::string& path, const std::string& line, arma::uword row, arma::mat& x, arma::mat& y) {
@@ -48,16 +75,9 @@ Dataset load_digits(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw DataError(path + ": cannot open the digits file (it ships in data/digits/)");
   std::vector<std::string> lines;
-  try {
-    boost::iostreams::filtering_istream in;
-    in.push(boost::iostreams::gzip_decompressor());
-    in.push(file);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty()) lines.push_back(line);
-    }
-  } catch (const boost::iostreams::gzip_error& e) {
-    throw DataError(path + ": not a valid gzip file (" + e.what() + ")");
+  std::istringstream in(gunzip(path, file));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(line);
   }
   Dataset d;
   d.name = "digits";

@@ -32,7 +32,7 @@ using ag::Var;
 arma::mat scalar(double x) { return arma::mat(1, 1, arma::fill::value(x)); }
 
 // %% [markdown]
-// ## A first expression: f(a, b) = (a + b) * b
+// ## A first expression: $f(a, b) = (a + b) \, b$
 //
 // With a = 2 and b = 3, f = (2 + 3) * 3 = 15. We record it on a tape. `leaf`
 // marks a value we want the gradient of; every op appends one node.
@@ -58,11 +58,11 @@ NB_CELL {
 //
 // Start from df/df = 1 and go backwards through the list:
 //
-// - node 3, f = s * b: df/ds = b = 3, and b's first share df/db = s = 5;
-// - node 2, s = a + b: df/da = df/ds * 1 = 3, and b's second share df/ds * 1 = 3.
+// - node 3, $f = s b$: $\partial f/\partial s = b = 3$, and b's first share $\partial f/\partial b = s = 5$;
+// - node 2, $s = a + b$: $\partial f/\partial a = \partial f/\partial s \cdot 1 = 3$, and b's second share $\partial f/\partial s \cdot 1 = 3$.
 //
 // b was used twice, so its gradient is the **sum** of both shares: 5 + 3 = 8.
-// Check with calculus: f = ab + b^2, so df/da = b = 3 and df/db = a + 2b = 8.
+// Check with calculus: $f = ab + b^2$, so $\partial f/\partial a = b = 3$ and $\partial f/\partial b = a + 2b = 8$.
 
 // %%
 NB_CELL {
@@ -87,19 +87,19 @@ NB_CELL {
 }
 
 // %% [markdown]
-// ## A longer chain: g(x) = tanh(x^2 + exp(x))
+// ## A longer chain: $g(x) = \tanh(x^2 + e^x)$
 //
 // Each node's backward only needs its local derivative:
 //
 // | node | forward | local derivative |
 // |---|---|---|
-// | u = x^2 | square | du/dx = 2x |
-// | v = exp(x) | exp | dv/dx = exp(x) = v |
-// | w = u + v | add | 1 and 1 |
-// | g = tanh(w) | tanh | dg/dw = 1 - g^2 |
+// | $u = x^2$ | square | $du/dx = 2x$ |
+// | $v = e^x$ | exp | $dv/dx = e^x = v$ |
+// | $w = u + v$ | add | 1 and 1 |
+// | $g = \tanh(w)$ | tanh | $dg/dw = 1 - g^2$ |
 //
 // The chain rule multiplies along each path and adds the paths:
-// dg/dx = (1 - g^2) (2x + exp(x)).
+// $dg/dx = (1 - g^2)(2x + e^x)$.
 
 // %%
 NB_CELL {
@@ -123,11 +123,11 @@ NB_CELL {
 // %% [markdown]
 // ## Matrices work the same way
 //
-// The same machinery runs on matrices. Here y = sum(tanh(x W + b)) for one sample
+// The same machinery runs on matrices. Here $y = \sum \tanh(x W + b)$ for one sample
 // x (1x2), weights W (2x2) and a bias b (1x2). The chain rule gives
 //
-// - dy/dz = 1 - tanh(z)^2 for z = x W + b (element by element),
-// - dy/dW = x^T dz, dy/dx = dz W^T, dy/db = dz.
+// - $dy/dz = 1 - \tanh(z)^2$ for $z = x W + b$ (element by element),
+// - $dy/dW = x^T dz$, $dy/dx = dz \, W^T$, $dy/db = dz$.
 
 // %%
 NB_CELL {

@@ -25,8 +25,8 @@ using ag::Var;
 // %% [markdown]
 // ## Adding a row to every row
 //
-// x is 3x4, b is 1x4, y = x + b is 3x4. We take the loss L = sum(w * y) with fixed
-// weights w, so that dL/dy = w: every element of y gets a different gradient and
+// x is 3x4, b is 1x4, $y = x + b$ is 3x4. We take the loss $L = \sum w \odot y$ with fixed
+// weights w, so that $\partial L/\partial y = w$: every element of y gets a different gradient and
 // we can see where each one goes.
 
 // %%

@@ -4,11 +4,11 @@
 // A handwritten backward is easy to get wrong and hard to eyeball. The check is
 // old and simple: nudge an input by a small step h and watch the output move.
 //
-// - one-sided difference: f'(x) ~ (f(x + h) - f(x)) / h, error about h f''/2;
-// - central difference:   f'(x) ~ (f(x + h) - f(x - h)) / 2h, error about h^2 f'''/6.
+// - one-sided difference: $f'(x) \approx (f(x + h) - f(x)) / h$, error about $h f''/2$;
+// - central difference:   $f'(x) \approx (f(x + h) - f(x - h)) / 2h$, error about $h^2 f'''/6$.
 //
 // Smaller h is not always better: the computer rounds f(x) to about
-// u |f|, where u is the unit roundoff (u = 2^-53 = 1.1e-16 in double, 2^-24 =
+// u |f|, where u is the unit roundoff ($u = 2^{-53} = 1.1 \times 10^{-16}$ in double, $2^{-24} =
 // 6e-8 in float), and dividing by h magnifies that rounding by 1/h. Truncation
 // error falls as h shrinks, rounding error grows: plotted on log axes the total
 // error is a **V**.
@@ -69,7 +69,7 @@ double central_error(double x, double h) {
 // %% [markdown]
 // ## The V curve
 //
-// At x = 0.3 we try steps h = 10^-1 ... 10^-14 (in float only down to 10^-7,
+// At x = 0.3 we try steps $h = 10^{-1} \ldots 10^{-14}$ (in float only down to $10^{-7}$,
 // below which x + h rounds to x) and draw the error of each formula.
 
 // %%
@@ -184,7 +184,7 @@ NB_CELL {
 
 // %% [markdown]
 // Read the plot from right to left. At large h the error falls along a straight
-// line: slope 1 for one-sided (error ~ h), slope 2 for central (error ~ h^2),
+// line: slope 1 for one-sided (error $\sim h$), slope 2 for central (error $\sim h^2$),
 // as the fitted slopes above confirm. Then rounding takes over and the error
 // climbs again as 1/h, ragged, because rounding errors have random signs. The
 // black curves are the model, truncation plus a bound on rounding (C = |f| +
@@ -206,7 +206,7 @@ NB_CELL {
 // `ag::gradcheck` perturbs every element of every input, runs the function
 // twice per element and compares with one backward. A non-scalar output is
 // turned into a scalar with fixed random weights w: the check compares
-// d<w, f(x)>/dx, that is one vector-Jacobian product w^T J, with every
+// $d \langle w, f(x) \rangle / dx$, that is one vector-Jacobian product $w^T J$, with every
 // component of it estimated numerically. That is not the whole Jacobian: an error in J that
 // w^T does not see (for example in an output whose weight is 0) would pass.
 // With random w such a blind spot has probability zero, but it is one product,
@@ -238,7 +238,7 @@ NB_CELL {
 // $$
 //
 // The left side is a single directional finite difference,
-// (<f(x + h v), u> - <f(x - h v), u>) / 2h; the right side is one backward with
+// $(\langle f(x + h v), u \rangle - \langle f(x - h v), u \rangle) / 2h$; the right side is one backward with
 // output gradient u. A wrong backward breaks the equality for almost every v, u.
 // Below, a deliberately broken op whose backward is off by a factor of 2.
 

@@ -288,7 +288,7 @@ NB_CELL {
 // The argument for normalisation is that it makes training insensitive to the
 // scale of the activations. We test that claim directly. Multiply the initial
 // Linear weights by 0.1 ... 10 (1 is Kaiming's scale: uniform in
-// +-sqrt(6 / fan_in), variance 2 / fan_in, He et al. 2015; a ReLU passes on
+// $\pm\sqrt{6 / \mathit{fan\_in}}$, variance $2 / \mathit{fan\_in}$, He et al. 2015; a ReLU passes on
 // half of its input's second moment, so fan_in x (2 / fan_in) x 1/2 = 1 keeps
 // the activations' size from layer to layer): all of them, or only
 // fc1's, the layer LayerNorm follows. Or multiply every pixel by 100. Each

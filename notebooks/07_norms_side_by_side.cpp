@@ -94,7 +94,7 @@ NB_CELL {
 //
 // One number is not 1: BatchNorm's column 2 has variance 0.97. Its values spread
 // by a few hundredths, so its variance is only 3.5e-4, and eps = 1e-5 inside the
-// square root is 3% of that: the output variance is var / (var + eps). eps is
+// square root is 3% of that: the output variance is $\mathrm{var} / (\mathrm{var} + \epsilon)$. eps is
 // "negligible" only next to the variance it protects.
 //
 // ## One token alone, or in a batch
@@ -329,7 +329,7 @@ NB_CELL {
 // At the start the running statistics are PyTorch's initial 0 and 1, so eval
 // mode passes feature 1 (around 215) through almost unchanged. Momentum 0.1
 // forgets that start as 0.9^k: after 5 batches the running mean still holds
-// only 1 - 0.9^5 = 41% of the true mean, after 44 batches 99%. A model that is
+// only $1 - 0.9^5 = 41\%$ of the true mean, after 44 batches 99%. A model that is
 // evaluated early in training, or fine-tuned for a few steps on data with other
 // statistics, is evaluated with statistics its training never used. After
 // the warm-up the gap levels off at the probe's own sampling noise: its mean
@@ -337,10 +337,10 @@ NB_CELL {
 // For a typical batch of N the normalised values are off by the error of the
 // batch mean (variance 1/N in units of the population's standard deviation)
 // and of its standard deviation (about 1/(2N)), so the gap is about
-// sqrt(1/N + 1/2N) = 0.15 for N = 64; 50 fresh batches, printed above, agree.
+// $\sqrt{1/N + 1/2N} = 0.15$ for $N = 64$; 50 fresh batches, printed above, agree.
 // The probe's 0.3 is twice that because the probe is an unusual batch: its
 // feature 1 has a standard deviation 1.34 times the population's (about 4
-// times the 1/sqrt(2N) = 0.09 a batch's ratio usually strays), and feature 2's
+// times the $1/\sqrt{2N} = 0.09$ a batch's ratio usually strays), and feature 2's
 // mean is 2.8 standard errors off. One batch's floor is not the typical case,
 // and neither goes away with more training.
 //
@@ -413,7 +413,7 @@ NB_CELL {
 // %% [markdown]
 // The running variance is an exponential average of about 1 / momentum = 10
 // batch variances, and a variance estimated from 2 samples is itself very
-// noisy (relative standard deviation sqrt(2 / (N - 1)): 141% for N = 2, 18%
+// noisy (relative standard deviation $\sqrt{2 / (N - 1)}$: 141% for $N = 2$, 18%
 // for N = 64), so the batch-of-2 estimate wanders around the truth. It is
 // right *on average* only because PyTorch feeds it the unbiased variance: the
 // biased one averages (N - 1) / N of the truth, half for N = 2. And with a
@@ -467,8 +467,8 @@ NB_CELL {
 // %% [markdown]
 // ### LayerNorm is RMSNorm of the centred row
 //
-// Let d = x - mean(x). Then mean(d^2) is the biased variance of x, so
-// RMSNorm(d) = d / sqrt(var + eps) = LayerNorm(x) with beta = 0, the same gamma
+// Let $d = x - \mathrm{mean}(x)$. Then $\mathrm{mean}(d^2)$ is the biased variance of x, so
+// $\mathrm{RMSNorm}(d) = d / \sqrt{\mathrm{var} + \epsilon} = \mathrm{LayerNorm}(x)$ with $\beta = 0$, the same gamma
 // and the same eps. RMSNorm is LayerNorm with the centring step left out, and
 // nothing else changed.
 
@@ -493,8 +493,8 @@ NB_CELL {
 // %% [markdown]
 // ### RMSNorm's Jacobian
 //
-// For one row with gamma = 1, y = x rstd with ms = x^T x / D and
-// rstd = 1 / sqrt(ms + eps). Differentiating,
+// For one row with $\gamma = 1$, $y = x \, \mathrm{rstd}$ with $\mathrm{ms} = x^T x / D$ and
+// $\mathrm{rstd} = 1 / \sqrt{\mathrm{ms} + \epsilon}$. Differentiating,
 //
 // $$
 // J = \frac{dy}{dx} = \mathrm{rstd} \left( I - x x^T \mathrm{rstd}^2 / D \right)
@@ -508,8 +508,8 @@ NB_CELL {
 // $$
 //
 // So J has rank D for eps > 0: RMSNorm removes no direction exactly; it almost
-// removes the scale direction x (by the factor eps / (ms + eps)). LayerNorm's J
-// (lesson 04) also removes the direction 1 exactly: J 1 = 0, which is why the
+// removes the scale direction x (by the factor $\epsilon / (\mathrm{ms} + \epsilon)$). LayerNorm's J
+// (lesson 04) also removes the direction 1 exactly: $J \mathbf{1} = 0$, which is why the
 // rows of LayerNorm's dx sum to zero. RMSNorm's J 1 is not zero, and its dx
 // rows need not sum to zero. We take J from the tape, one backward per output
 // (through the fused backward, and through the composed graph), and check each
@@ -562,19 +562,19 @@ NB_CELL {
 // the mean: RMSNorm scales it by 1.43 and keeps the offset, and its scale
 // eigenvalue is 3e-5. Being nearly constant, row 4 points nearly along 1, so
 // RMSNorm's J 1 is smaller for it (0.21, against 1.87 for row 0): a constant
-// row c 1 *is* the scale direction, and J 1 = rstd eps / (c^2 + eps) 1 would be
+// row c 1 *is* the scale direction, and $J \mathbf{1} = \mathrm{rstd} \, \epsilon / (c^2 + \epsilon) \, \mathbf{1}$ would be
 // tiny. RMSNorm removes the mean's direction only when it is the row's own
 // direction; LayerNorm removes it always.
 //
 // ### Small D: how much the centring removes
 //
-// Centring removes each row's component along 1, a fraction D mean^2 / |x|^2
+// Centring removes each row's component along 1, a fraction $D \, \mathrm{mean}^2 / |x|^2$
 // of the row's sum of squares, and one of its D degrees of freedom; the
 // division removes another (the scale). LayerNorm's output rows therefore lie
 // in the (D - 1)-dimensional plane orthogonal to 1, on a sphere of radius
-// sqrt(D var / (var + eps)), just under sqrt(D): D - 2 free numbers per row.
+// $\sqrt{D \, \mathrm{var} / (\mathrm{var} + \epsilon)}$, just under $\sqrt{D}$: D - 2 free numbers per row.
 // RMSNorm keeps the plane's complement and only removes the scale: its rows
-// lie on a sphere of radius sqrt(D ms / (ms + eps)), with D - 1 free numbers.
+// lie on a sphere of radius $\sqrt{D \, \mathrm{ms} / (\mathrm{ms} + \epsilon)}$, with D - 1 free numbers.
 // For D = 768 the difference is one number in 767. For seed 000's D = 3 it is
 // one of two: LayerNorm's rows lie on a circle.
 
@@ -763,7 +763,7 @@ NB_CELL {
 //   future tokens all change it, which is why Transformers use LayerNorm or RMSNorm.
 // - BatchNorm trains with batch statistics and infers with running ones: the two disagree during
 //   the warm-up of the running averages and, with small batches, all the time.
-// - LayerNorm(x) = RMSNorm(x - mean(x)). RMSNorm's Jacobian has full rank (no null vector along 1);
+// - $\mathrm{LayerNorm}(x) = \mathrm{RMSNorm}(x - \mathrm{mean}(x))$. RMSNorm's Jacobian has full rank (no null vector along 1);
 //   LayerNorm's removes the direction 1 exactly, which matters most when D is small (D = 3: a circle).
 // - LayerNorm has 2 x d_model parameters, RMSNorm d_model.
 // - Speed is measured (warm-up, interleaving, median and spread), never assumed, and never asserted in a test.

@@ -100,8 +100,8 @@ NB_CELL {
 // The tape counts x, the input, as held for backward: `var` reads it. Is that
 // LayerNorm's cost, or would x be kept anyway by the layer that made it? Look
 // at what the neighbours of a LayerNorm in a Transformer block save. A Linear
-// layer, z = x W, needs x for dW = x^T dz and W for dx = dz W^T: it saves its
-// **input**, not its output. A residual add, r = x + z, has derivative 1 for
+// layer, $z = x W$, needs x for $dW = x^T dz$ and W for $dx = dz \, W^T$: it saves its
+// **input**, not its output. A residual add, $r = x + z$, has derivative 1 for
 // both inputs: it saves **nothing**. So when LayerNorm follows a Linear or a
 // residual add, nobody but LayerNorm keeps its input alive; in a Transformer
 // block, pre-LN or post-LN, LayerNorm's input is the residual stream, the

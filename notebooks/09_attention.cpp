@@ -69,11 +69,11 @@ QGradient gradient_to_q(const arma::mat& q, const arma::mat& k, const arma::mat&
 // ## Why sqrt(d)
 //
 // If the entries of q and k are independent with mean 0 and variance 1, the
-// score q_i . k_j is a sum of d products of variance 1 each: its variance is
+// score $q_i \cdot k_j$ is a sum of $d$ products of variance 1 each: its variance is
 // d. At d = 256 the scores have a standard deviation of 16, and the softmax
 // of numbers that far apart is nearly one-hot: each token looks at one other
-// token only, and the softmax's Jacobian diag(y) - y y^T is nearly 0 in that
-// row, so the row passes almost no gradient to its scores. Dividing by sqrt(d) brings the variance
+// token only, and the softmax's Jacobian $\mathrm{diag}(y) - y y^T$ is nearly 0 in that
+// row, so the row passes almost no gradient to its scores. Dividing by $\sqrt{d}$ brings the variance
 // back to 1 at every width (Vaswani et al. 2017, section 3.2.1). Below, T = 32
 // tokens with unit-variance q and k, for d from 4 to 256: the spread of the
 // scores, the mean of each row's largest weight, and the mean norm of each
@@ -127,8 +127,8 @@ NB_CELL {
 // the norm near 0.24 at every d.
 //
 // That does not mean less gradient reaches q in total. The raw scores are
-// sqrt(d) times larger, so the gradient that gets through is multiplied by
-// k without the 1 / sqrt(d): the second table shows the raw |dq| *larger*
+// $\sqrt{d}$ times larger, so the gradient that gets through is multiplied by
+// $k$ without the $1 / \sqrt{d}$: the second table shows the raw |dq| *larger*
 // than the scaled one at every d. What saturation does is concentrate it: at
 // d = 256 about half of the raw rows (over a third, checked) pass under 1%
 // of what a row split evenly between two tokens passes, so those queries
@@ -246,9 +246,9 @@ NB_CELL {
 // %% [markdown]
 // ## What to remember
 //
-// - Attention is softmax(q k^T / sqrt(d)) v: each token's output is an average of values, weighted by
+// - Attention is $\mathrm{softmax}(q k^T / \sqrt{d}) \, v$: each token's output is an average of values, weighted by
 //   how its query matches each key.
-// - Unit-variance q and k give scores of variance d; without 1/sqrt(d) wide heads saturate the softmax:
+// - Unit-variance q and k give scores of variance d; without $1/\sqrt{d}$ wide heads saturate the softmax:
 //   most rows pass almost no gradient, and the rest pass large ones.
 // - The causal mask puts -inf above the diagonal: those weights are exactly 0.
 // - h heads split the width into h slices, each with its own softmax, for the same parameters.
@@ -258,7 +258,7 @@ NB_CELL {
 // ## Exercises
 //
 // 1. (easy) Show that if q and k have independent entries of mean 0 and variance 1,
-//    q . k has mean 0 and variance d. What if their entries have variance s^2?
+//    $q \cdot k$ has mean 0 and variance $d$. What if their entries have variance $s^2$?
 // 2. (medium) A row of scores with one entry a above all the others (which are equal):
 //    what is the largest softmax weight, as a function of a and T? How large
 //    must a be for it to exceed 0.9 with T = 32?

@@ -2,7 +2,7 @@
 // # Lesson 10: residual connections, and where LayerNorm sits
 //
 // A transformer block has two sublayers, attention and a feed-forward network
-// (FFN: a Linear to 4 times the width, GELU, a Linear back; GELU(x) = x Phi(x),
+// (FFN: a Linear to 4 times the width, GELU, a Linear back; $\mathrm{GELU}(x) = x \, \Phi(x)$,
 // Phi the standard normal CDF, is a smooth ReLU that lets small negative
 // values through, Hendrycks and Gimpel 2016, used here in GPT-2's tanh
 // approximation, ops/gelu.h), and each is wrapped in a residual connection: the block adds the
@@ -79,7 +79,7 @@ arma::mat jacobian(const std::function<Var(Var)>& F, const arma::mat& x) {
 // J_f does. It is not a guarantee that no direction shrinks: J_f is added to
 // I, and where J_f points against the identity, I + J_f is smaller than 1.
 // We take one attention sublayer and one FFN (width 16, 4 heads, the
-// project's Xavier initialisation: uniform in +-sqrt(6 / (fan_in + fan_out)),
+// project's Xavier initialisation: uniform in $\pm\sqrt{6 / (\mathit{fan\_in} + \mathit{fan\_out})}$,
 // variance 2 / (fan_in + fan_out), Glorot and Bengio 2010's compromise
 // between keeping the forward and the backward variance at 1) on a sequence
 // of 4 tokens with unit

@@ -102,7 +102,7 @@ NB_CELL {
 //
 // `softmax_composed` is exp(x - logsumexp(x)), three nodes whose backward the
 // tape derives; `softmax` is one node with the handwritten backward
-// dx = y * (dy - sum(dy * y)) that keeps only its output y (ops/softmax.h).
+// $dx = y \odot (dy - \sum dy \odot y)$ that keeps only its output y (ops/softmax.h).
 // We run both on the same masked 16 x 16 scores (entries of standard
 // deviation 3, the causal mask's -inf above the diagonal) with the same
 // random output gradient.
@@ -261,7 +261,8 @@ NB_CELL {
 // to within a few hundredths. That is by design (nn/gpt.cpp): the head's
 // weights start at a tenth of their Xavier size (Glorot and Bengio 2010), so
 // the first logits are all near 0, and the residual projections are scaled by
-// 1/sqrt(2 layers) as in GPT-2 (Radford et al. 2019, sec. 2.3). makemore (part 3) treats a first loss far above log V as a defect of
+// 1/sqrt(2 layers) as in GPT-2 (Radford et al. 2019, sec. 2.3). makemore
+// (part 3) treats a first loss far above log V as a defect of
 // the initialisation: the model starts confidently wrong, and its first steps
 // are spent only on shrinking the logits. Lesson 10 measures what each of the
 // two scalings does.
@@ -417,8 +418,8 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. (medium) Derive the fused softmax backward dx = y * (dy - sum(dy * y)) from the
-//    Jacobian of softmax, diag(y) - y y^T. Why is the output y all it needs?
+// 1. (medium) Derive the fused softmax backward $dx = y \odot (dy - \sum dy \odot y)$ from the
+//    Jacobian of softmax, $\mathrm{diag}(y) - y y^T$. Why is the output y all it needs?
 // 2. (medium) Why does the module scale q by 1/sqrt(d) before the product instead of
 //    scaling q k^T after it? Count the multiplications for a sequence of T
 //    tokens, and say whether the gradients can differ.

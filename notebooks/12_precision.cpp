@@ -10,14 +10,14 @@
 //
 // | method | formula | passes over the row |
 // |---|---|---|
-// | one-pass | mean(x^2) - mean(x)^2 | 1 |
-// | two-pass | mean((x - mean(x))^2) | 2 |
+// | one-pass | $\mathrm{mean}(x^2) - \mathrm{mean}(x)^2$ | 1 |
+// | two-pass | $\mathrm{mean}((x - \mathrm{mean}(x))^2)$ | 2 |
 // | Welford | a running mean and sum of squared deviations, updated per value | 1 |
 //
-// For a row with mean c and standard deviation s, mean(x^2) is about
-// c^2 + s^2: the one-pass formula subtracts two numbers of size c^2 to get
-// s^2, and float's unit roundoff u = 6e-8 of c^2 becomes an error of
-// u c^2 / s^2 relative to the variance. That is catastrophic cancellation.
+// For a row with mean c and standard deviation s, $\mathrm{mean}(x^2)$ is about
+// $c^2 + s^2$: the one-pass formula subtracts two numbers of size $c^2$ to get
+// $s^2$, and float's unit roundoff $u = 6 \times 10^{-8}$ of $c^2$ becomes an error of
+// $u c^2 / s^2$ relative to the variance. That is catastrophic cancellation.
 
 // %%
 #include <algorithm>
@@ -126,7 +126,7 @@ NB_CELL {
 // %% [markdown]
 // ## The variance in float
 //
-// Rows of 768 values with standard deviation 1 and means c from 0 to 10^4
+// Rows of 768 values with standard deviation 1 and means $c$ from 0 to $10^4$
 // (a row of activations with a large common offset, or pixels in 0 .. 255
 // before centring), the variance computed three ways in float, against a
 // two-pass variance in long double.
@@ -160,16 +160,16 @@ NB_CELL {
 }
 
 // %% [markdown]
-// The one-pass error grows as c^2, as the model says, and it is 8 to 20
-// times the model's u c^2 / s^2 (the last column): the model counts one
-// rounding of c^2, while the float sums of 768 values collect many. At
-// c = 10^4 the error is 50 times the variance itself: the result is noise,
+// The one-pass error grows as $c^2$, as the model says, and it is 8 to 20
+// times the model's $u c^2 / s^2$ (the last column): the model counts one
+// rounding of $c^2$, while the float sums of 768 values collect many. At
+// $c = 10^4$ the error is 50 times the variance itself: the result is noise,
 // and the ratio to the model drops to 8 because an error cannot grow much
 // past the value it corrupts. Two-pass subtracts the mean before squaring, so
-// it never forms c^2, and float keeps it within 6e-6 (about 90 u) at every
-// offset. Welford also never forms c^2, but its running mean is updated in
+// it never forms $c^2$, and float keeps it within 6e-6 (about 90 u) at every
+// offset. Welford also never forms $c^2$, but its running mean is updated in
 // float 768 times, and each deviation x - mean inherits that mean's rounding:
-// 5e-4 at c = 10^4 (about 9,000 u), a hundred times two-pass's, though still
+// 5e-4 at $c = 10^4$ (about 9,000 u), a hundred times two-pass's, though still
 // usable. Neither is "exact to a few roundoffs" once c is large: their
 // errors are far smaller than one-pass's, not zero. Welford needs one pass over the data, which matters when the values
 // stream past once; two-pass reads the row twice, which is cheap when it sits
@@ -224,15 +224,15 @@ NB_CELL {
 }
 
 // %% [markdown]
-// The plot is on a log scale; c = 0 is drawn at 1, and one-pass at c = 10^4
+// The plot is on a log scale; c = 0 is drawn at 1, and one-pass at $c = 10^4$
 // is left out: there its float variance came out negative (printed above),
 // so rstd, and every dx, is NaN (the table prints it as inf: the error
 // function returns infinity for any NaN or infinity). Before that, one-pass's dx error grows
-// with its variance error, like c^2 (0.1 at c = 1000). With two-pass or
+// with its variance error, like $c^2$ (0.1 at c = 1000). With two-pass or
 // Welford the backward stays within 5e-5 of double at every offset tried,
 // but it too loses digits as c grows (two-pass: 4e-7 up to c = 100, 5e-6 from
 // c = 1000): x itself, rounded to float, carries an absolute error of about
-// u c (6e-4 at c = 10^4), which passes into x - mean and xhat. dx is less
+// $u c$ (6e-4 at $c = 10^4$), which passes into x - mean and xhat. dx is less
 // sensitive than xhat, because xhat enters it only through the term
 // xhat mean(dy xhat), which is small for this dy. The remedy is the one for the
 // variance: subtract the mean as early as possible, in the highest precision
@@ -244,17 +244,17 @@ NB_CELL {
 //
 // ## What to remember
 //
-// - mean(x^2) - mean(x)^2 cancels catastrophically when the mean is large against the spread:
-//   an error of u c^2 / s^2, larger than the variance itself at c = 10^4 in float.
-// - Two-pass and Welford never form c^2, so their errors stay far below one-pass's: at c = 10^4 in
+// - $\mathrm{mean}(x^2) - \mathrm{mean}(x)^2$ cancels catastrophically when the mean is large against the spread:
+//   an error of $u c^2 / s^2$, larger than the variance itself at $c = 10^4$ in float.
+// - Two-pass and Welford never form $c^2$, so their errors stay far below one-pass's: at c = 10^4 in
 //   float, about 90 u (two-pass) and 9,000 u (Welford) against 50 times the variance.
-// - Even with a good variance, xhat = (x - mean) rstd in float carries an error of about u c / s.
+// - Even with a good variance, $\hat{x} = (x - \mathrm{mean}) \, \mathrm{rstd}$ in float carries an error of about $u c / s$.
 // - Gradient checks run in double (lesson 05); training can run in float if the statistics are computed
 //   with care.
 //
 // ## Exercises
 //
-// 1. (medium) Show that one-pass's relative error is of order u (c^2 + s^2) / s^2:
+// 1. (medium) Show that one-pass's relative error is of order $u (c^2 + s^2) / s^2$:
 //    which two rounding errors dominate?
 // 2. (medium) Welford's update m2 += delta * (x - mean) uses the mean before and
 //    after the update. Show that it computes sum (x_i - mean)^2 exactly in
@@ -262,4 +262,4 @@ NB_CELL {
 // 3. (medium) Shift the row by its first element before the one-pass formula
 //    (x - x_0): what does the error become, and why is that a cheap fix?
 // 4. (easy) In float, how large may c / s be before two-pass's dx error passes
-//    1e-3, by the model u c / s? Check it against the table.
+//    1e-3, by the model $u c / s$? Check it against the table.

@@ -230,7 +230,7 @@ NB_CELL {
 // ## Exercises
 //
 // 1. (easy) The head's scale sets the logits' sd exactly (the lesson checks x 10).
-//    For logits that are independent N(0, s^2) across the 27 tokens, what is
+//    For logits that are independent $N(0, s^2)$ across the 27 tokens, what is
 //    the expected loss to second order in s? Compare with the two losses printed.
 // 2. (medium) Repeat the stream measurement with 24 blocks and the scale 1/sqrt(48).
 //    Does the stream stay level? And with 1/sqrt(24) (the wrong depth)?

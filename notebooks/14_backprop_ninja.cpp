@@ -295,14 +295,14 @@ NB_CELL {
 // are one line each.
 //
 // - **Cross-entropy.** Put the loss's nine nodes together and
-//   dlogits = (softmax(logits) - onehot) / N: the predicted probabilities
+//   $d\mathrm{logits} = (\mathrm{softmax}(\mathrm{logits}) - \mathrm{onehot}) / N$: the predicted probabilities
 //   minus 1 at the label, each row summing to zero. makemore draws it as a
 //   picture: one large negative entry a row, at the label (gradient descent
 //   pulls that logit up), and every other logit pushed down in proportion to
 //   its probability.
-// - **tanh.** dhnorm = dh * (1 - h^2), from the output alone.
+// - **tanh.** $d\mathrm{hnorm} = dh \odot (1 - h^2)$, from the output alone.
 // - **LayerNorm**, lesson 04's three terms, with dxhat = dhnorm * gamma:
-//   dhpre = rstd * (dxhat - rowmean(dxhat) - xhat * rowmean(dxhat * xhat)).
+//   $d\mathrm{hpre} = \mathrm{rstd} \left( d\hat{x} - \mathrm{rowmean}(d\hat{x}) - \hat{x} \, \mathrm{rowmean}(d\hat{x} \, \hat{x}) \right)$.
 
 // %%
 NB_CELL {

@@ -230,7 +230,7 @@ NB_CELL {
 // ## Weight decay: in the loss, or decoupled
 //
 // Weight decay pulls every weight towards zero. Written into the loss it is
-// L2 regularisation: loss + (lambda / 2) sum w^2, whose gradient adds lambda w
+// L2 regularisation: $\mathrm{loss} + \frac{\lambda}{2} \sum w^2$, whose gradient adds $\lambda w$
 // to each weight's gradient. `ag::Adam` with `weight_decay = lambda` does that
 // addition itself (nn/optim.h), so the two must train identically. Decoupled
 // decay (Loshchilov and Hutter 2019, AdamW) instead multiplies each weight by
@@ -580,9 +580,9 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. (easy) Show that inverted dropout keeps the expected value: E[y] = x. What is
+// 1. (easy) Show that inverted dropout keeps the expected value: $E[y] = x$. What is
 //    the variance of y for a fixed x, and why does the lesson's check of the
-//    mean use the noise sqrt(mean(x^2) p / (1 - p) / n)?
+//    mean use the noise $\sqrt{\mathrm{mean}(x^2) \, p / (1 - p) / n}$?
 // 2. (easy) Non-inverted dropout keeps each activation unscaled in training and
 //    multiplies by 1 - p at evaluation. Show that it computes the same
 //    function in expectation. Why did PyTorch choose the inverted form?

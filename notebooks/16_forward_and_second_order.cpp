@@ -2,13 +2,13 @@
 // # Lesson 16: forward mode and second order on the same tape
 //
 // Reverse mode (every lesson so far) walks the tape from the output back and
-// gives a vector-Jacobian product J^T u: one backward per output. Forward mode
-// walks it from the inputs on and gives a Jacobian-vector product J v: one
+// gives a vector-Jacobian product $J^T u$: one backward per output. Forward mode
+// walks it from the inputs on and gives a Jacobian-vector product $J v$: one
 // pass per input direction. This project does both on one tape: each op
 // declares its JVP rule beside its forward and backward, written with the
 // tape's own ops, so the tangents are recorded nodes like any other. Running
 // reverse mode over a tangent gives second derivatives, because
-// grad_x (grad f(x) . v) = H v (reverse-over-forward).
+// $\nabla_x (\nabla f(x) \cdot v) = H v$ (reverse-over-forward).
 
 // %%
 #include <algorithm>
@@ -37,8 +37,8 @@ TapeFunction layer(const arma::mat& w) {
 // %% [markdown]
 // ## Forward against reverse, on one tape
 //
-// f(x) = sum(tanh(x)^2) for a 1 x 3 x. One tangent pass along v gives
-// <grad f, v>; the tape then holds the primal nodes and, after them, the
+// $f(x) = \sum \tanh(x)^2$ for a 1 x 3 x. One tangent pass along v gives
+// $\langle \nabla f, v \rangle$; the tape then holds the primal nodes and, after them, the
 // tangent nodes (listed as `tangent:`). Backward from the primal output gives
 // grad f; backward from the tangent gives H v.
 
@@ -48,8 +48,11 @@ NB_CELL {
   Var x = tape.leaf(arma::mat{{0.5, -1.0, 2.0}}, "x");
   Var y = sum(square(tanh(x)));
   Var v = tape.constant(arma::mat{{1.0, 0.0, 0.0}}, "v");
+  const std::size_t primal = tape.size();
   Var dy = push_tangents(y, {{x, v}});
   std::cout << format_tape(tape);
+  std::printf("%zu primal nodes (v included), %zu tangent nodes: a gradient's backward walks the first %zu, "
+              "H v's backward all %zu\n", primal, tape.size() - primal, primal, tape.size());
   tape.backward(y, true);
   const arma::mat g = x.grad();
   nb::show("grad f (reverse)", g);
@@ -67,7 +70,7 @@ NB_CELL {
 // %% [markdown]
 // ## The cost of a Jacobian each way
 //
-// For f: R^n -> R^m the Jacobian is m x n. Forward mode builds it a column at a
+// For $f: \mathbb{R}^n \to \mathbb{R}^m$ the Jacobian is $m \times n$. Forward mode builds it a column at a
 // time (n tangent passes), reverse mode a row at a time (m backward passes).
 // `ag::jacobian(f, x, Mode::Forward | Mode::Reverse)` reports the passes it
 // took. Below, y = tanh(x W) with m = 16 outputs and n from 2 to 64 inputs;
@@ -131,10 +134,10 @@ NB_CELL {
 // ## The transpose identity
 //
 // Forward and reverse mode compute with the same Jacobian, so for any u and v,
-// <u, J v> = <J^T u, v>. Both sides come from one pass each, with no finite
+// $\langle u, J v \rangle = \langle J^T u, v \rangle$. Both sides come from one pass each, with no finite
 // differences, so the check holds to rounding and sees mistakes far below
 // what a finite-difference check can resolve. The relative error it reports
-// is |<u, J v> - <J^T u, v>| / (|u| |J v| + |J^T u| |v|) (check/forward_check.cpp):
+// is $|\langle u, J v \rangle - \langle J^T u, v \rangle| / (|u| \, |J v| + |J^T u| \, |v|)$ (check/forward_check.cpp):
 // the denominator is about twice the size of either side, or more when u and
 // J v are not aligned, so a JVP wrong by 1e-9 relative shows as a smaller
 // number, about 1e-10 here, still far above rounding (1e-16).
@@ -280,9 +283,10 @@ NB_CELL {
 //   one pass per output. A Jacobian costs n passes forward, m in reverse.
 // - On this tape, tangents are ordinary nodes, so reverse mode over a tangent
 //   gives H v: one primal forward, one tangent pass (a few nodes per primal
-//   node) and one backward over both, a small multiple of a gradient's cost,
-//   where the whole Hessian would take n of them.
-// - <u, J v> = <J^T u, v> checks forward against reverse to rounding, no
+//   node: the first cell prints the counts) and one backward over both, a
+//   small multiple of a gradient's cost, where the whole Hessian would take n
+//   of them.
+// - $\langle u, J v \rangle = \langle J^T u, v \rangle$ checks forward against reverse to rounding, no
 //   finite differences.
 // - Newton-CG needs only HVPs, never H.
 

@@ -54,6 +54,23 @@ Grads fused(const Request& r, const arma::mat& x, const arma::mat& dy) {
   return g;
 }
 
+// Central differences of L = <dy, y> in x, through the fused forward: 2 d
+// forwards of d numbers each, so skipped (with a note) for a long row.
+void finite_differences(const Request& r, const arma::mat& x, const arma::mat& dx, Report& report) {
+  if (x.n_cols > kMaxFiniteDifferences) {
+    report.errors["fd"] = "finite differences are skipped above " + std::to_string(kMaxFiniteDifferences) +
+                          " features (they take 2·d forwards of d numbers); this row has " + std::to_string(x.n_cols);
+    return;
+  }
+  const ag::ScalarFunction loss = [&](const std::vector<arma::mat>& in) {
+    ag::Tape t;
+    return arma::accu(r.dy % ag::layernorm_fused(t.constant(in[0]), t.constant(r.gamma), t.constant(r.beta), r.eps).value());
+  };
+  const arma::mat numeric = ag::numeric_gradient(loss, {x}, 0);
+  report.put("fd.dx", numeric, "dx by central differences (h = 1e-6)");
+  report.put("fd.err", arma::abs(numeric - dx).max(), "largest |tape - finite difference|");
+}
+
 // Rank by Gaussian elimination with full pivoting (Armadillo's rank() needs
 // LAPACK, which the WebAssembly build has not): pivots below tol count as zero.
 arma::uword rank_of(arma::mat a, double tol) {
@@ -108,14 +125,7 @@ void backward_views(const Request& r, Report& report) {
                                     arma::abs(c.dbeta - f.dbeta).max()}), "largest |composed - fused|");
     report.put("saved.composed", static_cast<double>(c.saved_bytes), "bytes saved for backward, composed");
     report.put("saved.fused", static_cast<double>(f.saved_bytes), "bytes saved for backward, fused");
-    // Central differences of L = <dy, y> in x, through the fused forward.
-    const ag::ScalarFunction loss = [&](const std::vector<arma::mat>& in) {
-      ag::Tape t;
-      return arma::accu(r.dy % ag::layernorm_fused(t.constant(in[0]), t.constant(r.gamma), t.constant(r.beta), r.eps).value());
-    };
-    const arma::mat numeric = ag::numeric_gradient(loss, {x}, 0);
-    report.put("fd.dx", numeric, "dx by central differences (h = 1e-6)");
-    report.put("fd.err", arma::abs(numeric - c.dx).max(), "largest |tape - finite difference|");
+    finite_differences(r, x, c.dx, report);
     if (x.n_cols <= kMaxJacobian) {
       jacobian(r, x, report);
     } else {

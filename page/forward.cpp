@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -29,9 +30,19 @@ void view(const std::string& name, Report& report, Fill fill) {
   report.labels.insert(part.labels.begin(), part.labels.end());
 }
 
-void put_steps(const std::string& prefix, const ag::NormSteps& s, Report& report) {
+// A batch's per-row results are sent for its first rows only: the JSON and
+// the tables of 10,000 rows froze the tab (24 s), and nobody reads them.
+arma::uword shown_rows(const arma::mat& x) {
+  return std::min({x.n_rows, kShownRows, std::max<arma::uword>(1, kShownNumbers / x.n_cols)});
+}
+
+arma::mat first_rows(const arma::mat& m, arma::uword rows) {
+  return m.n_rows <= rows ? m : arma::mat(m.rows(0, rows - 1));
+}
+
+void put_steps(const std::string& prefix, const ag::NormSteps& s, arma::uword rows, Report& report) {
   for (std::size_t k = 0; k < s.steps.size(); ++k)
-    report.put(prefix + std::to_string(k), s.steps[k].second.value(), s.steps[k].first);
+    report.put(prefix + std::to_string(k), first_rows(s.steps[k].second.value(), rows), s.steps[k].first);
 }
 
 // Eval mode: the running statistics PyTorch's BatchNorm1d keeps (momentum 0.1,
@@ -52,29 +63,34 @@ void batchnorm_eval(const Request& r, ag::Tape& tape, Report& report) {
   ag::Var y = (x - mean) / stdev * tape.constant(r.gamma) + tape.constant(r.beta);
   report.put("bn.running_mean", running_mean, "running mean");
   report.put("bn.running_var", running_var, "running variance (unbiased)");
-  report.put("bn.eval", y.value(), "y, eval mode (running statistics)");
+  report.put("bn.eval", first_rows(y.value(), shown_rows(r.x)), "y, eval mode (running statistics)");
 }
 
 }  // namespace
 
 void forward_views(const Request& r, Report& report) {
-  report.put("x", r.x, "x");
+  const arma::uword shown = shown_rows(r.x);
+  report.put("x", first_rows(r.x, shown), "x");
+  if (r.x.n_rows > shown) {
+    report.labels["rows"] = (shown == 1 ? "row 1" : "rows 1 to " + std::to_string(shown)) + " of " +
+                            std::to_string(r.x.n_rows) + " shown; BatchNorm's column statistics use every row";
+  }
   report.put("gamma", r.gamma, "gamma");
   report.put("beta", r.beta, "beta");
   report.put("eps", r.eps, "eps");
   report.put("params", 2.0 * static_cast<double>(r.x.n_cols), "parameters: 2 x d (gamma and beta)");
   view("ln", report, [&](ag::Tape& t, Report& out) {
-    put_steps("ln.", ag::layernorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), t.leaf(r.beta), r.eps), out);
+    put_steps("ln.", ag::layernorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), t.leaf(r.beta), r.eps), shown, out);
   });
   view("rms", report, [&](ag::Tape& t, Report& out) {
-    put_steps("rms.", ag::rmsnorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), r.eps), out);
+    put_steps("rms.", ag::rmsnorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), r.eps), shown, out);
   });
   view("bn", report, [&](ag::Tape& t, Report& out) {
     ag::Var x = t.leaf(r.x);
     ag::Var y = ag::batchnorm_composed(x, t.leaf(r.gamma), t.leaf(r.beta), r.eps);
     out.put("bn.mean", ag::mean(x, 0).value(), "mean of each column (over the batch)");
     out.put("bn.var", ag::var(x, 0, false).value(), "variance of each column (biased)");
-    out.put("bn.train", y.value(), "y, train mode (this batch's statistics)");
+    out.put("bn.train", first_rows(y.value(), shown), "y, train mode (this batch's statistics)");
     batchnorm_eval(r, t, out);
   });
 }

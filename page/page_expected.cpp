@@ -1,8 +1,11 @@
 // The native build of the page's computation: `page_expected HASH` prints the
 // JSON the WebAssembly page gets for that URL hash, from the same C++ source,
 // so the browser test compares the page with the native engine;
-// `page_expected model 'sample=1&word=em'` prints the trained GPT's part.
+// `page_expected model 'sample=1&word=em'` prints the trained GPT's part;
+// `page_expected -` reads the hash from the standard input (a batch too long
+// for one command-line argument, 128 KB on Linux).
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "page/views.h"
@@ -16,6 +19,9 @@ int main(int argc, char** argv) {
     std::cerr << "usage: page_expected 'x=3,1,5,7&gamma=2&beta=1' | page_expected model 'sample=1&word=em'\n";
     return 2;
   }
-  std::cout << page::compute(argv[1]) << "\n";
+  std::ostringstream in;
+  if (std::string(argv[1]) == "-") in << std::cin.rdbuf();
+  const std::string hash = std::string(argv[1]) == "-" ? in.str() : std::string(argv[1]);
+  std::cout << page::compute(hash) << "\n";
   return 0;
 }

@@ -1,20 +1,23 @@
 #include "page/request.h"
 
-#include <cerrno>
+#include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <vector>
+
+#include "data/csv.h"
 
 namespace page {
 
 namespace {
 
-std::vector<std::string> split(const std::string& text, const std::string& separators) {
+const char* const kFields[] = {"x", "rows", "gamma", "beta", "eps", "dy", "steps"};
+
+std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::string part;
   for (char c : text) {
-    if (separators.find(c) != std::string::npos) {
+    if (c == separator) {
       parts.push_back(part);
       part.clear();
     } else {
@@ -31,50 +34,30 @@ std::string trim(const std::string& s) {
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-// One finite double, the whole of `item`; `where` names it in the message.
-double parse_number(const std::string& item, const std::string& where) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(item.c_str(), &end);
-  if (item.empty() || *end != '\0') throw PageError(where + ": '" + item + "' is not a number");
-  if (!std::isfinite(v) || errno == ERANGE) {
-    if (std::isfinite(v) && std::fabs(v) < 1) return v;  // an underflow to (near) 0 is still that number
-    throw PageError(where + ": '" + item + "' is not a finite double (the largest is about 1.8e308)");
+// Counted before parsing, so that a pasted megabyte is refused at once: each
+// run of characters between separators is one number (or one bad item).
+void require_small(const std::string& text, const std::string& field) {
+  std::size_t items = 0;
+  bool inside = false;
+  for (char c : text) {
+    const bool separator = c == ',' || c == ';' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    items += !separator && !inside;
+    inside = !separator;
   }
-  return v;
+  if (items > kMaxNumbers) {
+    throw PageError(field + ": " + std::to_string(items) + " numbers; the page takes at most " + std::to_string(kMaxNumbers) +
+                    " (rows x features; `autograd layernorm --input-file` reads more)");
+  }
 }
 
-// "3, 1 5,7" -> {3, 1, 5, 7}: commas and/or spaces between numbers.
-std::vector<double> parse_list(const std::string& text, const std::string& field) {
-  std::vector<double> values;
-  std::string spaced = text;
-  for (char& c : spaced) if (c == ',') c = '\x01';
-  std::vector<std::string> items = split(spaced, "\x01");
-  if (items.size() == 1 && trim(items[0]).find(' ') != std::string::npos) items = split(trim(items[0]), " ");
-  if (items.size() > 1 && trim(items.back()).empty()) items.pop_back();  // "3, 1," while typing
-  if (items.size() == 1 && trim(items[0]).empty()) return values;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string item = trim(items[i]);
-    values.push_back(parse_number(item, field + ", item " + std::to_string(i + 1)));
+// x through the CLI's own grammar (ag::parse_matrix), then the page's limits.
+arma::mat parse_x(const std::string& text) {
+  require_small(text, "x");
+  arma::mat x = ag::parse_matrix(text, "x");
+  if (x.n_cols > kMaxFeatures) {
+    throw PageError("x: " + std::to_string(x.n_cols) + " features; the page takes at most " +
+                    std::to_string(kMaxFeatures) + " per row");
   }
-  return values;
-}
-
-arma::mat parse_rows(const std::string& text, const std::string& field) {
-  std::vector<std::vector<double>> rows;
-  for (const std::string& row : split(text, ";\n")) {
-    if (trim(row).empty()) continue;  // a trailing ';' or a blank line
-    rows.push_back(parse_list(row, field + " row " + std::to_string(rows.size() + 1)));
-    if (rows.back().size() != rows.front().size()) {
-      throw PageError(field + ": rows have different lengths (row 1 has " + std::to_string(rows.front().size()) +
-                      " numbers, row " + std::to_string(rows.size()) + " has " +
-                      std::to_string(rows.back().size()) + "); every sample needs the same features");
-    }
-  }
-  if (rows.empty()) throw PageError(field + ": empty; type at least one row of numbers, e.g. 3, 1, 5, 7");
-  arma::mat x(rows.size(), rows.front().size());
-  for (arma::uword i = 0; i < x.n_rows; ++i)
-    for (arma::uword j = 0; j < x.n_cols; ++j) x(i, j) = rows[i][j];
   return x;
 }
 
@@ -83,24 +66,53 @@ arma::mat parse_per_feature(const std::map<std::string, std::string>& fields, co
                             double fallback, arma::uword D) {
   auto it = fields.find(name);
   if (it == fields.end() || trim(it->second).empty()) return arma::mat(1, D, arma::fill::value(fallback));
-  const std::vector<double> v = parse_list(it->second, name);
-  if (v.size() == 1) return arma::mat(1, D, arma::fill::value(v[0]));
-  if (v.size() != D) {
-    throw PageError(name + ": " + std::to_string(v.size()) + " values for " + std::to_string(D) +
-                    " features; give one value (every feature) or " + std::to_string(D));
+  require_small(it->second, name);
+  const arma::mat v = ag::parse_matrix(it->second, name);
+  if (v.n_elem == 1) return arma::mat(1, D, arma::fill::value(v(0)));
+  if (v.n_rows != 1 || v.n_cols != D) {
+    throw PageError(name + ": " + std::to_string(v.n_elem) + " values for " + std::to_string(D) +
+                    " features; give one value (every feature) or " + std::to_string(D) + " in one row");
   }
-  return arma::mat(v).t();
+  return v;
+}
+
+// The number of single-character edits from a to b (Levenshtein), for "did you mean".
+std::size_t edits(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+[[noreturn]] void unknown_field(const std::string& key) {
+  std::string known, nearest;
+  std::size_t best = 3;  // suggest a name at most 2 edits away
+  for (const char* field : kFields) {
+    known += (known.empty() ? "" : ", ") + std::string(field);
+    const std::size_t d = edits(key, field);
+    if (d < best) best = d, nearest = field;
+  }
+  const std::string shown = key.size() > 40 ? key.substr(0, 40) + "..." : key;
+  throw PageError("unknown field '" + shown + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)") +
+                  "; the page reads " + known);
 }
 
 std::map<std::string, std::string> parse_fields(const std::string& hash) {
   std::map<std::string, std::string> fields;
-  for (const std::string& pair : split(hash, "&")) {
+  for (const std::string& pair : split(hash, '&')) {
     if (trim(pair).empty()) continue;
     const auto eq = pair.find('=');
     const std::string key = trim(pair.substr(0, eq));
-    if (key != "x" && key != "rows" && key != "gamma" && key != "beta" && key != "eps" && key != "dy" &&
-        key != "steps") {
-      throw PageError("unknown field '" + key + "' (known: x, rows, gamma, beta, eps, dy, steps)");
+    if (std::none_of(std::begin(kFields), std::end(kFields), [&](const char* f) { return key == f; })) {
+      unknown_field(key);
     }
     fields[key] = eq == std::string::npos ? "" : pair.substr(eq + 1);
   }
@@ -114,13 +126,12 @@ Request parse_request(const std::string& hash) {
   Request r;
   const bool has_rows = fields.count("rows") != 0;
   if (has_rows && fields.count("x") != 0) throw PageError("give x (one vector) or rows (a batch), not both");
-  const std::string name = has_rows ? "rows" : "x";
-  const auto x = fields.find(name);
-  r.x = parse_rows(x == fields.end() ? "" : x->second, "x");  // the page calls both x
+  const auto x = fields.find(has_rows ? "rows" : "x");
+  r.x = parse_x(x == fields.end() ? "" : x->second);  // the page calls both x
   const arma::uword D = r.x.n_cols;
   r.gamma = parse_per_feature(fields, "gamma", 1.0, D);
   r.beta = parse_per_feature(fields, "beta", 0.0, D);
-  if (fields.count("eps") != 0 && !trim(fields.at("eps")).empty()) r.eps = parse_number(trim(fields.at("eps")), "eps");
+  if (fields.count("eps") != 0 && !trim(fields.at("eps")).empty()) r.eps = ag::parse_number(fields.at("eps"), "eps");
   if (!(r.eps > 0)) throw PageError("eps: must be greater than 0 (it keeps sqrt(var + eps) away from 0)");
   r.dy = arma::regspace<arma::rowvec>(1, static_cast<double>(D));
   if (fields.count("dy") != 0 && !trim(fields.at("dy")).empty()) {
@@ -128,7 +139,7 @@ Request parse_request(const std::string& hash) {
     r.dy_default = false;
   }
   if (fields.count("steps") != 0 && !trim(fields.at("steps")).empty()) {
-    const double s = parse_number(trim(fields.at("steps")), "steps");
+    const double s = ag::parse_number(fields.at("steps"), "steps");
     if (s != std::floor(s) || s < 0 || s > 1000) throw PageError("steps: a whole number from 0 to 1000");
     r.steps = static_cast<int>(s);
   }

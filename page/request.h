@@ -5,9 +5,10 @@
 //   dy=1,2,3,4        the upstream gradient of row 1 (default: L = sum_j j * y_j)
 //   steps=10          BatchNorm training steps before eval (running statistics)
 //
-// Numbers are separated by commas or spaces, rows by ';'. gamma and beta take
+// Numbers are read by the CLI's own grammar (ag::parse_matrix, data/csv.h):
+// decimal, separated by commas and/or spaces, rows by ';'. gamma and beta take
 // one value (every feature) or one per feature. Every problem is a PageError
-// whose one-line message names the field and what was expected.
+// (or the grammar's DataError) whose one-line message names the field.
 #pragma once
 
 #include <armadillo>
@@ -16,6 +17,13 @@
 #include <string>
 
 namespace page {
+
+// The page's limits (docs/live-page.md, "Limits"): past them a message, never a frozen tab.
+constexpr std::size_t kMaxNumbers = 100000;          // numbers in x (rows x features)
+constexpr arma::uword kMaxFeatures = 4096;           // features in a row
+constexpr arma::uword kShownRows = 10;               // rows of each N x D result sent and drawn, at most,
+constexpr arma::uword kShownNumbers = 4096;          // and numbers of each (a row at least): d = 4096 sends 1 row
+constexpr arma::uword kMaxFiniteDifferences = 1024;  // features of row 1 differenced: 2 d forwards of d each
 
 struct PageError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -136,10 +136,44 @@ BOOST_AUTO_TEST_CASE(errors_name_the_option_and_cell) {
   BOOST_TEST(contains(ragged, "--input: row 2 has 2 values, expected 3"), ragged);
   const std::string word = error_of([] { parse_matrix("1,x,3", "--gamma"); });
   BOOST_TEST(contains(word, "--gamma: row 1, column 2: 'x' is not a number"), word);
-  BOOST_TEST(contains(error_of([] { parse_matrix("", "--input"); }), "--input: row 1 is empty"));
+  BOOST_TEST(contains(error_of([] { parse_matrix("", "--input"); }), "--input: empty; give at least one row of numbers"));
+  BOOST_TEST(contains(error_of([] { parse_matrix(" ; ", "--input"); }), "--input: row 1 is empty"));
   BOOST_TEST(contains(error_of([] { parse_matrix("1,2;;3,4", "--input"); }), "row 2 is empty"));
   BOOST_TEST(contains(error_of([] { parse_matrix("1,,2", "--input"); }), "column 2: missing value"));
+  BOOST_TEST(contains(error_of([] { parse_matrix(",1", "--input"); }), "column 1: missing value"));
   BOOST_TEST(contains(error_of([] { parse_matrix("1,nan", "--input"); }), "'nan' is not a number"));
+}
+
+// The one grammar the CLI and the live page share: decimal numbers separated by
+// commas and/or spaces, rows by ';' or newlines, one trailing separator allowed.
+BOOST_AUTO_TEST_CASE(spaces_separate_numbers_as_commas_do) {
+  const arma::mat want{{3, 1, 5, 7}};
+  for (const char* text : {"3 1 5 7", "3, 1 5,7", "  3\t1 , 5 ,7  ", "3,1,5,7,", "3 1 5 7 ,"}) {
+    BOOST_TEST(arma::approx_equal(parse_matrix(text, "--input"), want, "absdiff", 0.0), text);
+  }
+  const arma::mat two{{1, 2}, {3, 4}};
+  for (const char* text : {"1 2; 3 4", "1,2\n3,4", "1,2;3,4;", "1,2,;3,4,", "1 2\n3 4\n", "1,2\r\n3,4"}) {
+    BOOST_TEST(arma::approx_equal(parse_matrix(text, "--input"), two, "absdiff", 0.0), text);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(only_decimal_finite_numbers) {
+  for (const char* text : {"0x10", "nan", "inf", "-inf", "infinity", "0x1p3", "1e", "--1", "1.2.3", "+", "1_000"}) {
+    const std::string e = error_of([&] { parse_matrix(std::string("1, ") + text, "--input"); });
+    BOOST_TEST(contains(e, std::string("--input: row 1, column 2: '") + text + "' is not a number"), e);
+  }
+  const std::string big = error_of([] { parse_matrix("1e400, 1", "--input"); });
+  BOOST_TEST(contains(big, "--input: row 1, column 1: '1e400' is out of range for a double (the largest is about 1.8e308)"), big);
+  BOOST_TEST(parse_matrix("1e-400, -2.5E+3, .5, 5., +7", "--input")(1) == -2500.0);  // an underflow is (near) 0
+  BOOST_TEST(parse_number(" 2e-3 ", "--eps") == 2e-3);
+  BOOST_TEST(contains(error_of([] { parse_number("0x10", "eps"); }), "eps: '0x10' is not a number"));
+  BOOST_TEST(contains(error_of([] { parse_number("1, 2", "eps"); }), "eps: '1, 2' is not a number"));
+}
+
+BOOST_AUTO_TEST_CASE(one_trailing_separator_only) {
+  BOOST_TEST(contains(error_of([] { parse_matrix("1,2,,", "--input"); }), "row 1, column 3: missing value"));
+  BOOST_TEST(contains(error_of([] { parse_matrix("1,2;;", "--input"); }), "row 2 is empty"));
+  BOOST_TEST(contains(error_of([] { parse_matrix("1,2; 3", "--input"); }), "row 2 has 1 value, expected 2 (as row 1)"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

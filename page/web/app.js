@@ -7,19 +7,25 @@
   let engine = null;
   let report = null;
   let running = null;  // the tape node whose backward is shown running, or null: every gradient
+  // A link's pairs the form has no field for (a misspelt "gama=2"), sent on to the
+  // engine as they are, so that its message names them, until the form is edited.
+  let foreign = [];
 
   // The form as a hash: x=... for one vector, rows=a;b;c for a batch.
   function hashOf() {
     // Spaces separate numbers as commas do: "3, 1 5" is written 3,1,5.
     const tidy = (s) => s.trim().replace(/\s*([,;])\s*/g, "$1").replace(/\s+/g, ",");
-    const enc = (s) => encodeURIComponent(tidy(s)).replace(/%2C/g, ",").replace(/%3B/g, ";");
     const rows = $("x").value.split("\n").filter((r) => r.trim() !== "");
-    const parts = [(rows.length > 1 ? "rows=" : "x=") + enc(rows.join(";"))];
+    const parts = [(rows.length > 1 ? "rows=" : "x=") + enc(tidy(rows.join(";")))];
     for (const f of fields.slice(1)) {
       const v = $(f).value.trim();
-      if (v !== "" && !(f === "steps" && v === "10")) parts.push(f + "=" + enc(v));
+      if (v !== "" && !(f === "steps" && v === "10")) parts.push(f + "=" + enc(tidy(v)));
     }
-    return parts.join("&");
+    return parts.concat(foreign).join("&");
+  }
+
+  function enc(s) {
+    return encodeURIComponent(s).replace(/%2C/g, ",").replace(/%3B/g, ";");
   }
 
   function decoded(hash) {
@@ -38,11 +44,19 @@
     $("gamma").value = "1";
     $("beta").value = "0";
     $("eps").value = "1e-5";
+    foreign = [];
+    let vector = null;  // "x" or "rows", whichever came first: both is the engine's to refuse
     for (const pair of text.split("&")) {
       const eq = pair.indexOf("=");
       const key = eq < 0 ? pair : pair.slice(0, eq), value = eq < 0 ? "" : pair.slice(eq + 1);
-      if (key === "x" || key === "rows") $("x").value = value.split(";").join("\n");
-      else if (fields.includes(key)) $(key).value = value;
+      if ((key === "x" || key === "rows") && (vector === null || vector === key)) {
+        vector = key;
+        $("x").value = value.split(";").join("\n");
+      } else if (fields.includes(key) && key !== "x") {
+        $(key).value = value;
+      } else if (pair.trim() !== "") {
+        foreign.push(enc(key) + (eq < 0 ? "" : "=" + enc(value)));
+      }
     }
   }
 
@@ -62,6 +76,8 @@
       const box = document.querySelector(`#${view} .steps`);
       if (report.errors[view]) Draw.message(box, report.errors[view]);
       else Draw.steps(box, report, keys);
+      // A large batch: the engine sent its first rows only, and says so.
+      if (report.labels.rows && !report.errors[view]) box.append(Draw.el("p", { class: "rows-shown" }, report.labels.rows));
     }
   }
 
@@ -107,12 +123,26 @@
     document.body.dataset.draws = Number(document.body.dataset.draws) + 1;
   }
 
+  // An engine entry point (page_compute, page_model) on a hash. The hash goes through
+  // the heap: ccall's "string" copies it onto the stack, which a pasted 4 MB batch
+  // overflowed ("memory access out of bounds").
+  function call(name, hash) {
+    const size = engine.lengthBytesUTF8(hash) + 1, at = engine._malloc(size);
+    try {
+      engine.stringToUTF8(hash, at, size);
+      return engine.UTF8ToString(engine["_" + name](at));
+    } finally {
+      engine._free(at);
+    }
+  }
+
   function recompute() {
-    $("x").rows = Math.max(3, $("x").value.split("\n").length);
+    // At most 12 lines tall: a box as tall as a 25,000-row batch took the browser seconds to lay out.
+    $("x").rows = Math.min(12, Math.max(3, $("x").value.split("\n").length));
     const hash = hashOf();
     if (decoded(location.hash) !== decoded(hash)) history.replaceState(null, "", "#" + hash);
     const t0 = performance.now();
-    report = JSON.parse(engine.ccall("page_compute", "string", ["string"], [decoded(hash)]));
+    report = JSON.parse(call("page_compute", decoded(hash)));
     const t1 = performance.now();
     if (running !== null && running >= report.tape.length) running = null;
     draw();
@@ -122,7 +152,7 @@
   }
 
   function wire() {
-    for (const f of fields) $(f).addEventListener("input", recompute);
+    for (const f of fields) $(f).addEventListener("input", () => { foreign = []; recompute(); });
     $("digits").addEventListener("change", () => report && draw());
     $("all-numbers").addEventListener("change", () => report && draw());
     for (const [box, view] of [["show-rms", "rms"], ["show-bn", "bn"]]) {
@@ -146,7 +176,7 @@
     fillFrom(location.hash);
     wire();
     recompute();
-    Model.start(module);
+    Model.start((hash) => call("page_model", hash));
     document.body.dataset.ready = "1";
   });
 })();

@@ -89,9 +89,10 @@ const Backward = (() => {
       table.appendChild(tr);
     }
     const p = el("p");
-    p.append("Largest |composed − fused| over dx, dγ, dβ: ", num("maxdiff", 0, 0, report.numbers.maxdiff[0][0]),
-             ". Largest |tape − finite difference| in dx: ", num("fd.err", 0, 0, report.numbers["fd.err"][0][0]),
-             " (central differences of L = Σ dy·y, h = 1e-6).");
+    p.append("Largest |composed − fused| over dx, dγ, dβ: ", num("maxdiff", 0, 0, report.numbers.maxdiff[0][0]), ". ");
+    if (report.errors.fd) p.append(report.errors.fd, ".");
+    else p.append("Largest |tape − finite difference| in dx: ", num("fd.err", 0, 0, report.numbers["fd.err"][0][0]),
+                  " (central differences of L = Σ dy·y, h = 1e-6).");
     container.replaceChildren(table, p);
   }
 

@@ -4,7 +4,7 @@
 
 const Model = (() => {
   const $ = (id) => document.getElementById(id);
-  let engine = null;
+  let compute = null;  // the engine's page_model(hash), as app.js calls it
   let sampleSeed = null;  // the seed of the sample shown, or null: none asked for
 
   function hash() {
@@ -63,12 +63,12 @@ const Model = (() => {
   }
 
   function recompute() {
-    draw(JSON.parse(engine.ccall("page_model", "string", ["string"], [hash()])));
+    draw(JSON.parse(compute(hash())));
   }
 
   return {
-    start(module) {
-      engine = module;
+    start(call) {
+      compute = call;
       $("word").addEventListener("input", () => { sampleSeed = null; recompute(); });
       $("sample").addEventListener("click", () => { sampleSeed = sampleSeed === null ? 1 : sampleSeed + 1; recompute(); });
       $("digits").addEventListener("change", recompute);

@@ -7,6 +7,7 @@ function(run what)
     message(FATAL_ERROR "${what} failed (status ${rc}):\n${out}")
   endif()
   message(STATUS "${what}: done")
+  set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
 find_program(CLANGXX NAMES clang++ clang++-14)
@@ -15,11 +16,10 @@ if(NOT CLANGXX OR NOT EXISTS /usr/lib/llvm-14/include/c++/v1/vector AND NOT EXIS
   return()
 endif()
 
-string(REPLACE "," ";" TESTS "${TESTS}")  # a list without ';', which add_test would split
-
 run("configure with ${CLANGXX} -stdlib=libc++" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/libcxx -B ${WORK_DIR}
     -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CLANGXX}
     "-DCMAKE_CXX_FLAGS=-stdlib=libc++" "-DCMAKE_EXE_LINKER_FLAGS=-stdlib=libc++"
-    -DAUTOGRAD_SOURCE=${SOURCE_DIR} "-DAUTOGRAD_LIBCXX_TESTS=${TESTS}")
+    -DAUTOGRAD_SOURCE=${SOURCE_DIR} -DAUTOGRAD_LIBCXX_TESTS=${TESTS})  # comma-separated: a ';' would split the argument
 run("build" ${CMAKE_COMMAND} --build ${WORK_DIR} -j ${JOBS})
 run("run the unit tests" ${CMAKE_CTEST_COMMAND} --test-dir ${WORK_DIR} --output-on-failure)
+message(STATUS "${last_output}")
