@@ -139,7 +139,9 @@ function createMarkdown(where, links, headings, lessonHref) {
   md.block.ruler.before("fence", "math_block", mathBlock, { alt: ["paragraph", "reference", "blockquote", "list"] });
   md.inline.ruler.after("escape", "math_inline", mathInline);
   md.renderer.rules.math_block = (tokens, i) => `<div class="math">${tex(tokens[i].content, true, where)}</div>\n`;
-  md.renderer.rules.math_inline = (tokens, i) => tex(tokens[i].content, false, where);
+  // A long inline formula (it cannot wrap inside its brackets) scrolls inside its own box on a phone.
+  md.renderer.rules.math_inline = (tokens, i) => (tokens[i].content.length > 40
+    ? `<span class="math-wide">${tex(tokens[i].content, false, where)}</span>` : tex(tokens[i].content, false, where));
   md.renderer.rules.math_display_inline = (tokens, i) => `<span class="math">${tex(tokens[i].content, true, where)}</span>`;
   // Wide tables scroll inside their own box on a phone.
   md.renderer.rules.table_open = () => '<div class="wide"><table>\n';
