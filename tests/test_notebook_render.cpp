@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(writes_both_files) {
 BOOST_AUTO_TEST_CASE(html_renders_the_prose_as_markdown) {
   const Rendered& r = rendered();
   // Lesson 01's prose has a numbered list, bullet lists, a table and bold text.
-  for (const char* part : {"<ol>", "<ul>", "<li>", "<table>", "<th>node</th>", "<td>u = x^2</td>",
+  for (const char* part : {"<ol>", "<ul>", "<li>", "<table>", "<th>node</th>", "<td>$u = x^2$</td>",
                            "<strong>Forward</strong>", "<h1>"}) {
     BOOST_TEST(has(r.html, part), "the HTML lacks " << part);
   }
