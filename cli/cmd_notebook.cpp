@@ -1,11 +1,17 @@
-// autograd notebook render|list: run each lesson and write it as Markdown and HTML,
-// every code cell followed by what it printed and the plots it drew.
+// autograd notebook render|run|list: run each lesson and write it as Markdown, HTML
+// (and JSON for the course site), every code cell followed by what it printed and
+// the plots it drew; or run one lesson in the terminal.
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
+#include "autograd/error.h"
 #include "autograd/format.h"
 #include "cli/cli.h"
 #include "notebooks/render.h"
@@ -39,51 +45,108 @@ std::vector<std::string> chosen_lessons(const std::vector<std::string>& all, con
   return chosen;
 }
 
+// --format: a comma-separated list of md, html and json.
+Formats parse_formats(const std::string& format) {
+  Formats formats{false, false, false};
+  std::istringstream in(format);
+  for (std::string f; std::getline(in, f, ',');) {
+    if (f == "md") formats.md = true;
+    else if (f == "html") formats.html = true;
+    else if (f == "json") formats.json = true;
+    else throw UsageError("--format takes md, html and json, comma-separated; got '" + format + "'");
+  }
+  if (!formats.md && !formats.html && !formats.json) throw UsageError("--format names no format");
+  return formats;
+}
+
+// Renders each lesson; one that fails is named and the others still render.
+int render_all(const std::vector<std::string>& chosen, const fs::path& source_dir, const fs::path& bin_dir,
+               const fs::path& out_dir, Formats formats) {
+  std::vector<std::string> failed;
+  for (const std::string& name : chosen) {
+    try {
+      render_lesson(name, source_dir, bin_dir, out_dir, formats);
+      std::cout << "rendered " << ag::printable(name) << " -> " << ag::printable((out_dir / name).string()) << "\n"
+                << std::flush;
+    } catch (const std::exception& e) {
+      std::cerr << "autograd notebook: " << ag::printable(name) << ": " << e.what() << "\n";
+      failed.push_back(name);
+    }
+  }
+  if (failed.empty()) return 0;
+  std::string names;
+  for (const std::string& name : failed) names += (names.empty() ? "" : ", ") + ag::printable(name);
+  std::cerr << "autograd notebook: " << failed.size() << " of " << chosen.size() << " lessons failed: " << names
+            << "\n";
+  return 1;
+}
+
+// `autograd notebook run NAME [--explore]`: the lesson's program, its output in the terminal.
+int run_one(const fs::path& program, const fs::path& images, bool explore) {
+  if (!fs::exists(program)) {
+    throw ag::DataError(program.string() + " does not exist: build the lessons first (cmake --build BUILD)");
+  }
+  std::vector<std::string> words = {program.string(), "--out", images.string()};
+  if (explore) words.push_back("--explore");
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  ::execv(program.c_str(), argv.data());
+  throw ag::Error("cannot run " + program.string() + ": " + std::strerror(errno));
+}
+
 }  // namespace
 
 int cmd_notebook(const std::vector<std::string>& args) {
   po::options_description options("options");
-  std::string action, out, bin, source, only, format;
+  std::string action, name, out, bin, source, only, format;
+  bool explore = false;
   options.add_options()
-      ("action", po::value(&action), "render (run every lesson and write NAME.md/.html) or list")
-      ("out", po::value(&out), "folder for NAME.md, NAME.html and NAME_files/ (default: the --bin-dir)")
+      ("action", po::value(&action), "render (run every lesson and write NAME.md/.html), run NAME, or list")
+      ("name", po::value(&name), "the lesson `run` runs (e.g. 03_layernorm_by_hand)")
+      ("out", po::value(&out), "folder for NAME.md, NAME.html, NAME.json and NAME_files/ (default: the --bin-dir)")
       ("only", po::value(&only), "render only these lessons, comma-separated (e.g. 01_tape,05_gradcheck)")
-      ("format", po::value(&format)->default_value("md,html"), "md, html or md,html")
+      ("format", po::value(&format)->default_value("md,html"), "md, html, json, comma-separated")
+      ("explore", po::bool_switch(&explore), "run: report a failed check and go on (render always does)")
       ("bin-dir", po::value(&bin), "where the lesson programs were built (default: BUILD/notebooks)")
       ("source-dir", po::value(&source), "where the lesson sources are (default: the repository's notebooks/)");
   po::positional_options_description positional;
-  positional.add("action", 1);
+  positional.add("action", 1).add("name", 1);
   po::variables_map vm;
-  if (!parse_options("notebook", "autograd notebook render [--out DIR] [--only NAMES] [--format md,html]\n"
-                     "autograd notebook list\nRuns each lesson and writes it with its output and plots.",
+  if (!parse_options("notebook", "autograd notebook render [--out DIR] [--only NAMES] [--format md,html,json]\n"
+                     "autograd notebook run NAME [--explore]\nautograd notebook list\n"
+                     "Runs each lesson and writes it with its output and plots; a lesson whose checks fail\n"
+                     "is still written, its failures shown, and the command exits 1 naming it.",
                      options, args, vm, &positional)) {
     return 0;
   }
   const fs::path source_dir = source.empty() ? fs::path(AUTOGRAD_SOURCE_DIR) / "notebooks" : fs::path(source);
   const std::vector<std::string> all = lesson_names(source_dir);
   if (action == "list") {
-    for (const std::string& name : all) std::cout << ag::printable(name) << "\n";  // file names
+    for (const std::string& lesson : all) std::cout << ag::printable(lesson) << "\n";  // file names
     return 0;
   }
-  if (action != "render") throw UsageError("expected 'render' or 'list', got '" + action + "'");
-  if (format != "md" && format != "html" && format != "md,html" && format != "html,md") {
-    throw UsageError("--format must be md, html or md,html; got '" + format + "'");
+  if (action != "render" && action != "run") throw UsageError("expected 'render', 'run' or 'list', got '" + action + "'");
+  if (action == "render" && !name.empty()) {
+    throw UsageError("render takes no lesson name ('" + name + "'): --only " + name + " renders one");
   }
+  const Formats formats = parse_formats(format);
   const fs::path bin_dir = bin.empty() ? program_dir().parent_path() / "notebooks" : fs::path(bin);
-  const fs::path out_dir = out.empty() ? bin_dir : fs::path(out);
   if (!fs::is_directory(bin_dir)) {
     throw UsageError("--bin-dir '" + bin_dir.string() + "' is not a folder of built lessons (build the project first)");
   }
   setenv("OPENBLAS_NUM_THREADS", "1", 0);  // the same sums, and the same output, every run
-  const std::vector<std::string> chosen = chosen_lessons(all, only);
-  fs::create_directories(out_dir);
-  const bool md = format.find("md") != std::string::npos, html = format.find("html") != std::string::npos;
-  for (const std::string& name : chosen) {
-    render_lesson(name, source_dir, bin_dir, out_dir, md, html);
-    std::cout << "rendered " << ag::printable(name) << " -> " << ag::printable((out_dir / name).string()) << (md ? ".md" : "")
-              << (md && html ? ", " : "") << (html ? ".html" : "") << "\n";
+  if (action == "run") {
+    if (name.empty()) throw UsageError("run: which lesson? (autograd notebook list shows them)");
+    chosen_lessons(all, name);  // names it when it does not exist
+    // Its plots go where a render puts them (BIN/NAME_files by default), not into the current folder.
+    const fs::path images = (out.empty() ? bin_dir : fs::path(out)) / (name + "_files");
+    return run_one(bin_dir / ("notebook_" + name), images, explore);
   }
-  return 0;
+  const fs::path out_dir = out.empty() ? bin_dir : fs::path(out);
+  fs::create_directories(out_dir);
+  return render_all(chosen_lessons(all, only), source_dir, bin_dir, out_dir, formats);
 }
 
 }  // namespace cli

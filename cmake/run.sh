@@ -2,7 +2,8 @@
 # The project's two entry points, for a fresh Debian 12 machine:
 #   bash cmake/run.sh main   install what is missing, build, run the main job
 #   bash cmake/run.sh test   install what is missing, build, run every test
-#   bash cmake/run.sh demo   build the LayerNorm live page, serve it on 127.0.0.1, print its URL
+#   bash cmake/run.sh site   install what is missing, build the course site: build/site/ (every lesson a page)
+#   bash cmake/run.sh demo   build the course site, serve it on 127.0.0.1, print its URL
 # As root it installs the missing Debian packages itself; otherwise it prints
 # the one apt-get line to run.
 set -euo pipefail
@@ -17,11 +18,15 @@ packages=(cmake g++ make libarmadillo-dev libopenblas-dev libboost-test-dev libb
           zlib1g-dev wamerican bubblewrap)
 # The live page (page/, docs/live-page.md): emscripten builds it, chromium and
 # node run its browser tests (a node already on the machine is used as it is).
-if [[ "$mode" == test || "$mode" == demo ]]; then packages+=(emscripten); fi
+# The course site (site/, docs/publishing.md) holds the live page, and node and
+# npm lay its lessons out.
+if [[ "$mode" == test || "$mode" == demo || "$mode" == site ]]; then packages+=(emscripten); fi
 # The test command also builds the libraries with Clang and libc++ (tests/libcxx).
 if [[ "$mode" == test ]]; then packages+=(chromium clang libc++-dev libc++abi-dev); fi
 if [[ "$mode" == demo ]]; then packages+=(python3); fi
-if [[ "$mode" == test ]] && ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
+if [[ "$mode" == test || "$mode" == demo || "$mode" == site ]] && ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 installed=0
@@ -61,12 +66,16 @@ configure() {
 }
 configure "$build" -DCMAKE_BUILD_TYPE=Release
 # main builds the autograd program and what it links, nothing else: the first run a
-# newcomer waits for. demo builds the page only. test builds everything else (tests,
-# lessons, benchmarks) before ctest; the page is built by its own test (page_build).
+# newcomer waits for. site and demo build the course site (the program, the lessons,
+# the page; then every lesson runs). test builds everything else (tests, lessons,
+# benchmarks) before ctest; the page and the site are built by their own tests.
+site_status=0
 if [[ "$mode" == main ]]; then
   cmake --build "$build" -j "$(nproc)" --target autograd
-elif [[ "$mode" == demo ]]; then
-  cmake --build "$build" -j "$(nproc)" --target page
+elif [[ "$mode" == site || "$mode" == demo ]]; then
+  # A lesson whose checks failed is still a page (showing where); the build then exits 1 naming it.
+  cmake --build "$build" -j "$(nproc)" --target site || site_status=$?
+  [[ -f "$build/site/index.html" ]] || exit "$((site_status ? site_status : 1))"
 else
   cmake --build "$build" -j "$(nproc)"
 fi
@@ -94,14 +103,19 @@ case "$mode" in
       UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$sanitize" --output-on-failure -j "$(nproc)"
     fi
     ;;
+  site)
+    echo "the course: open file://$build/site/index.html  (bash cmake/run.sh demo serves it; docs/publishing.md puts it online)"
+    exit "$site_status"
+    ;;
   demo)
-    # The page is static (it also opens from file://); served on this machine only.
+    # The site is static (it also opens from file://); served on this machine only.
     port="${AUTOGRAD_DEMO_PORT:-8021}"
-    echo "the LayerNorm live page: open http://127.0.0.1:$port/index.html  (or file://$build/page/index.html); Ctrl-C stops"
-    exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$build/page"
+    if ((site_status)); then echo "(a lesson failed: its page shows which check; serving the site anyway)" >&2; fi
+    echo "the course: open http://127.0.0.1:$port/index.html  (or file://$build/site/index.html); Ctrl-C stops"
+    exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$build/site"
     ;;
   *)
-    echo "usage: bash cmake/run.sh main|test|demo" >&2
+    echo "usage: bash cmake/run.sh main|test|site|demo" >&2
     exit 2
     ;;
 esac

@@ -36,6 +36,33 @@ std::string& images_dir_storage() {
   return dir;
 }
 
+// A marker or a failure is one line of stdout: no line breaks inside.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+// --explore: failed checks are counted and reported, not thrown.
+struct Exploring {
+  bool on = false;
+  int failures = 0;
+};
+
+Exploring& exploring() {
+  static Exploring state;
+  return state;
+}
+
+// A failed check: "MESSAGE [line N]", thrown, or printed as "check FAILED: ..." under --explore.
+void fail(const std::string& message, int line) {
+  const std::string where = message + "  [line " + std::to_string(line) + "]";
+  if (!exploring().on) throw CheckFailed(where);
+  ++exploring().failures;
+  std::cout << kCheckFailed << one_line(where) << "\n" << std::flush;
+}
+
 // gnuplot's inline data and titles: quote a string for a gnuplot command.
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -58,14 +85,15 @@ bool is_png(const std::string& path) {
   return in.gcount() == 8 && std::string(magic, 8) == "\x89PNG\r\n\x1a\n";
 }
 
-// Prints the image marker once gnuplot has finished writing a valid PNG.
-void report_image(const std::string& name) {
+// Prints the image marker (file, then its alt text) once gnuplot has finished writing a valid PNG.
+void report_image(const std::string& name, const std::string& alt) {
   const std::string path = images_dir() + "/" + name + ".png";
   if (!is_png(path)) {
     throw CheckFailed("plot '" + name + "': gnuplot did not write a PNG to " + path +
                       " (see gnuplot's message above)");
   }
-  std::cout << std::flush << kImageMarker << name << ".png" << kMarkerEnd << "\n" << std::flush;
+  std::cout << std::flush << kImageMarker << name << ".png" << kImageAlt << one_line(alt) << kMarkerEnd << "\n"
+            << std::flush;
 }
 
 void begin_png(Gnuplot& gp, const std::string& name, int width, int height) {
@@ -101,29 +129,30 @@ void show(const std::string& label, double x, int digits) {
 
 // ---- checks -------------------------------------------------------------------
 
-void check(bool ok, const std::string& fact) {
-  if (!ok) throw CheckFailed("this should hold but does not: " + fact);
+void check(bool ok, const std::string& fact, int line) {
+  if (!ok) return fail("this should hold but does not: " + fact, line);
   std::cout << "check: " << fact << "  [ok]\n";
 }
 
-void check_close(const std::string& what, double actual, double expected, double tol) {
+void check_close(const std::string& what, double actual, double expected, double tol, int line) {
   std::ostringstream os;
   os << std::setprecision(8) << what << " = " << actual << ", expected " << expected << " (tolerance "
      << std::setprecision(2) << tol << ")";
-  if (!(std::abs(actual - expected) <= tol)) throw CheckFailed(os.str());
+  if (!(std::abs(actual - expected) <= tol)) return fail(os.str(), line);
   std::cout << "check: " << os.str() << "  [ok]\n";
 }
 
-void check_close(const std::string& what, const arma::mat& actual, const arma::mat& expected, double tol) {
+void check_close(const std::string& what, const arma::mat& actual, const arma::mat& expected, double tol,
+                 int line) {
   if (actual.n_rows != expected.n_rows || actual.n_cols != expected.n_cols) {
-    throw CheckFailed(what + ": shape " + std::to_string(actual.n_rows) + "x" +
-                      std::to_string(actual.n_cols) + ", expected " + std::to_string(expected.n_rows) +
-                      "x" + std::to_string(expected.n_cols));
+    return fail(what + ": shape " + std::to_string(actual.n_rows) + "x" + std::to_string(actual.n_cols) +
+                    ", expected " + std::to_string(expected.n_rows) + "x" + std::to_string(expected.n_cols),
+                line);
   }
   const double worst = actual.n_elem ? arma::abs(actual - expected).max() : 0.0;
   std::ostringstream os;
   os << what << ": largest difference " << std::setprecision(3) << worst << " (tolerance " << tol << ")";
-  if (!(worst <= tol)) throw CheckFailed(os.str());
+  if (!(worst <= tol)) return fail(os.str(), line);
   std::cout << "check: " << os.str() << "  [ok]\n";
 }
 
@@ -151,7 +180,9 @@ void draw(const Plot& plot) {
       gp.send1d(std::make_pair(s.x, s.y));
     }
   }
-  report_image(plot.name);
+  std::string alt = "Plot: " + plot.title + " (x: " + plot.xlabel + ", y: " + plot.ylabel;
+  for (std::size_t k = 0; k < plot.series.size(); ++k) alt += (k ? ", " : "; lines: ") + plot.series[k].title;
+  report_image(plot.name, alt + ")");
 }
 
 void heatmap(const std::string& name, const std::string& title, const arma::mat& m,
@@ -174,7 +205,8 @@ void heatmap(const std::string& name, const std::string& title, const arma::mat&
     gp << "EOD\nplot $M matrix with image notitle, "
        << "$M matrix using 1:2:(sprintf(\"%.2f\", $3)) with labels font \",9\" notitle\n";
   }
-  report_image(name);
+  report_image(name, "Heatmap: " + title + " (" + std::to_string(m.n_rows) + " x " + std::to_string(m.n_cols) +
+                         ", " + ylabel + " by " + xlabel + ", blue negative, red positive)");
 }
 
 void graph(const std::string& name, const std::string& dot_source) {
@@ -189,21 +221,45 @@ void graph(const std::string& name, const std::string& dot_source) {
   if (std::system(command.c_str()) != 0) throw CheckFailed("graph '" + name + "': dot failed on " + base + ".dot");
   std::filesystem::remove(base + ".dot");
   if (!is_png(base + ".png")) throw CheckFailed("graph '" + name + "': dot did not write a PNG to " + base + ".png");
-  std::cout << std::flush << kImageMarker << name << ".png" << kMarkerEnd << "\n" << std::flush;
+  std::size_t edges = 0;
+  for (std::size_t at = dot_source.find("->"); at != std::string::npos; at = dot_source.find("->", at + 2)) ++edges;
+  std::cout << std::flush << kImageMarker << name << ".png" << kImageAlt << "Graph '" << one_line(name)
+            << "' drawn by Graphviz (" << edges << " edges)" << kMarkerEnd
+            << "\n" << std::flush;
 }
 
 }  // namespace nb
 
 // ---- the program: run every cell in order ------------------------------------------
 
+namespace {
+
+// The usage the lesson programs accept (CTest runs them with --out; the renderer adds --explore).
+bool parse_arguments(int argc, char** argv, const std::string& lesson) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--explore") {
+      nb::exploring().on = true;
+    } else if (arg == "--out" && i + 1 < argc) {
+      nb::images_dir_storage() = argv[++i];
+    } else {
+      std::cerr << lesson << ": unknown argument '" << arg << "' (usage: " << argv[0]
+                << " [--out IMAGES_DIR] [--explore])\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   ag::use_memory_policy();  // a lesson is a program: it asks for the policy its timings assume (autograd/memory.h)
   const std::string program = std::filesystem::path(argv[0]).filename().string();
   std::string lesson = program.rfind("notebook_", 0) == 0 ? program.substr(9) : program;
   nb::images_dir_storage() = lesson + "_files";
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--out") nb::images_dir_storage() = argv[i + 1];
-  }
+  if (!parse_arguments(argc, argv, lesson)) return 2;
+  nb::Exploring& exploring = nb::exploring();
   for (const nb::Cell& cell : nb::cells()) {
     std::cout << std::flush << nb::kCellMarker << cell.line << nb::kMarkerEnd << "\n" << std::flush;
     try {
@@ -211,9 +267,17 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       std::cout << std::flush;
       std::cerr << lesson << ": the cell at line " << cell.line << " failed: " << e.what() << "\n";
-      return 1;
+      if (!exploring.on) return 1;
+      // Exploring: the rest of this cell is lost, the cells after it still run.
+      ++exploring.failures;
+      std::cout << nb::kCheckFailed << "the cell stopped: " << nb::one_line(e.what()) << "  [line " << cell.line << "]\n";
     }
   }
   std::cout << std::flush;
+  if (exploring.failures > 0) {
+    std::cerr << lesson << ": " << exploring.failures << (exploring.failures == 1 ? " check" : " checks")
+              << " failed (the lines starting 'check FAILED:' above)\n";
+    return 1;
+  }
   return 0;
 }

@@ -42,14 +42,20 @@ void show(const std::string& label, const arma::mat& m, int digits = 4);
 void show(const std::string& label, double x, int digits = 6);
 
 // ---- facts a lesson asserts -------------------------------------------------
-// Each prints one "check: ..." line on success; on failure the program stops
-// with a message naming the fact, and the notebook's test fails.
+// Each prints one "check: ..." line on success. On failure the program stops
+// with a message naming the fact, its numbers and its source line, and the
+// notebook's test fails. Run with --explore, the program instead prints
+// "check FAILED: ..." (the same message), goes on, and exits 1 at the end: the
+// renderer shows every cell, the failed checks among them. `line` is the
+// caller's source line (__builtin_LINE, in GCC and Clang alike).
 
-void check(bool ok, const std::string& fact);
-void check_close(const std::string& what, double actual, double expected, double tol);
-void check_close(const std::string& what, const arma::mat& actual, const arma::mat& expected, double tol);
+void check(bool ok, const std::string& fact, int line = __builtin_LINE());
+void check_close(const std::string& what, double actual, double expected, double tol,
+                 int line = __builtin_LINE());
+void check_close(const std::string& what, const arma::mat& actual, const arma::mat& expected, double tol,
+                 int line = __builtin_LINE());
 
-// Thrown by a failed check; main prints it with the cell's line and exits 1.
+// Thrown by a failed check outside --explore; main prints it with the cell's line and exits 1.
 struct CheckFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -42,6 +42,16 @@ std::string marker_value(const std::string& line, const char* marker) {
   return line.substr(begin, line.size() - end.size() - begin);
 }
 
+// Alt text inside ![...]: its brackets escaped.
+std::string markdown_alt(const std::string& alt) {
+  std::string out;
+  for (char c : alt) {
+    if (c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<NotebookCell> parse_notebook(const std::string& source) {
@@ -93,7 +103,13 @@ void attach_output(std::vector<NotebookCell>& cells, const std::string& program_
     } else if (!image.empty()) {
       flush_text();
       if (current == nullptr) throw ag::Error("a plot was drawn before the first cell");
-      current->output.push_back({true, image});
+      const std::size_t alt = image.find(nb::kImageAlt);  // older lessons print no alt text
+      if (alt == std::string::npos) {
+        current->output.push_back({true, image, image});
+      } else {
+        current->output.push_back(
+            {true, image.substr(0, alt), image.substr(alt + std::string(nb::kImageAlt).size())});
+      }
     } else {
       pending += line + "\n";
     }
@@ -111,13 +127,27 @@ std::string to_markdown(const std::vector<NotebookCell>& cells, const std::strin
     md << "```cpp\n" << cell.text << "\n```\n\n";
     for (const CellOutput& out : cell.output) {
       if (out.is_image) {
-        md << "![" << out.text << "](" << images_folder << "/" << out.text << ")\n\n";
+        md << "![" << markdown_alt(out.alt) << "](" << images_folder << "/" << out.text << ")\n\n";
       } else {
         md << "```text\n" << out.text << "```\n\n";
       }
     }
   }
   return md.str();
+}
+
+std::vector<std::string> failed_checks(const std::vector<NotebookCell>& cells) {
+  std::vector<std::string> failed;
+  for (const NotebookCell& cell : cells) {
+    for (const CellOutput& out : cell.output) {
+      if (out.is_image) continue;
+      std::istringstream in(out.text);
+      for (std::string line; std::getline(in, line);) {
+        if (starts_with(line, nb::kCheckFailed)) failed.push_back(line);
+      }
+    }
+  }
+  return failed;
 }
 
 }  // namespace render

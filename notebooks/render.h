@@ -12,6 +12,7 @@ namespace render {
 struct CellOutput {
   bool is_image = false;
   std::string text;  // the printed lines, or the image's file name
+  std::string alt;   // an image's alt text (what the plot shows), from its marker
 };
 
 struct NotebookCell {
@@ -37,16 +38,32 @@ std::string to_markdown(const std::vector<NotebookCell>& cells, const std::strin
 std::string to_html(const std::vector<NotebookCell>& cells, const std::string& title,
                     const std::string& images_path);
 
+// The cells as JSON, for the course site (site/build.js): {"lesson", "failed_checks",
+// "cells": [{"kind": "markdown"|"code", "text", "first_line", "last_line",
+// "output": [{"text"} or {"image", "alt"}]}]}.
+std::string to_json(const std::vector<NotebookCell>& cells, const std::string& lesson);
+
+// The lines of the program's output that start "check FAILED: " (--explore), in order.
+std::vector<std::string> failed_checks(const std::vector<NotebookCell>& cells);
+
 // The lessons in `source_dir`: its NN_name.cpp files, by name, in order
 // (a DataError when it is no folder).
 std::vector<std::string> lesson_names(const std::filesystem::path& source_dir);
 
-// Runs BIN/notebook_NAME into a private folder beside OUT; only once it has
-// succeeded do its plots, OUT/NAME.md and OUT/NAME.html replace the last
-// render's (a failing lesson leaves the last good render as it was), all
-// together or none: a target that cannot be replaced (a directory where
-// NAME.html goes) is a DataError naming it, and the old files stay as they were.
+// Which files a render writes: NAME.md, NAME.html, NAME.json.
+struct Formats {
+  bool md = true, html = true, json = false;
+};
+
+// Runs BIN/notebook_NAME --explore into a private folder beside OUT; only once
+// it has run every cell do its plots and OUT/NAME.{md,html,json} replace the
+// last render's, all together or none: a target that cannot be replaced (a
+// directory where NAME.html goes) is a DataError naming it, and the old files
+// stay as they were. A lesson whose checks failed (it printed "check FAILED: ..."
+// and exited 1) is written with its failures shown, then reported: an
+// ag::Error naming the lesson and its first failed check. A lesson that failed
+// otherwise (a crash, a missing program) leaves the last good render as it was.
 void render_lesson(const std::string& name, const std::filesystem::path& source_dir,
-                   const std::filesystem::path& bin_dir, const std::filesystem::path& out_dir, bool md, bool html);
+                   const std::filesystem::path& bin_dir, const std::filesystem::path& out_dir, Formats formats);
 
 }  // namespace render

@@ -94,7 +94,7 @@ std::string to_html(const std::vector<NotebookCell>& cells, const std::string& t
     html << "<pre class=\"code\">" << escape(cell.text) << "</pre>\n";
     for (const CellOutput& out : cell.output) {
       if (out.is_image) {
-        html << "<img alt=\"" << escape(out.text) << "\" src=\"data:image/png;base64,"
+        html << "<img alt=\"" << escape(out.alt) << "\" src=\"data:image/png;base64,"
              << base64(read_bytes(images_path + "/" + out.text)) << "\">\n";
       } else {
         html << "<pre class=\"output\">" << escape(out.text) << "</pre>\n";

@@ -14,6 +14,7 @@
 
 #include "autograd/error.h"
 #include "data/atomic_write.h"
+#include "notebooks/markers.h"
 #include "notebooks/render.h"
 #include "train/shell_quote.h"
 
@@ -33,23 +34,36 @@ std::string read_text(const fs::path& path) {
 
 using ag::shell_quote;
 
-// Runs the lesson's program; returns its stdout. Its stderr goes to ours.
-std::string run_lesson(const fs::path& program, const fs::path& images) {
+struct LessonRun {
+  std::string output;  // its stdout
+  int status = 0;      // pclose's status
+};
+
+// Runs the lesson's program exploring (every cell runs, failed checks are
+// printed); returns its stdout and status. Its stderr goes to ours.
+LessonRun run_lesson(const fs::path& program, const fs::path& images) {
   if (!fs::exists(program)) {
     throw ag::DataError(program.string() + " does not exist: build the lessons first (cmake --build BUILD)");
   }
-  const std::string command = shell_quote(program.string()) + " --out " + shell_quote(images.string());
+  const std::string command = shell_quote(program.string()) + " --out " + shell_quote(images.string()) + " --explore";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) throw ag::Error("cannot run " + program.string());
-  std::string output;
+  LessonRun run;
   char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  const int status = pclose(pipe);
-  if (status != 0) {
-    throw ag::Error(program.filename().string() + " failed (exit status " +
-                    std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) + "); its message is above");
-  }
-  return output;
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.output.append(buffer, n);
+  run.status = pclose(pipe);
+  return run;
+}
+
+// A program that ran every cell and only its checks failed exits 1 after
+// printing them; anything else that is not a success stops the render.
+void stop_unless_checks_failed(const fs::path& program, const LessonRun& run, std::size_t failed) {
+  if (run.status == 0) return;
+  if (WIFEXITED(run.status) && WEXITSTATUS(run.status) == 1 && failed > 0) return;
+  throw ag::Error(program.filename().string() + " failed (" +
+                  (WIFEXITED(run.status) ? "exit status " + std::to_string(WEXITSTATUS(run.status))
+                                         : "killed by signal " + std::to_string(WTERMSIG(run.status))) +
+                  "); its message is above");
 }
 
 // One file (or the plots folder) of a lesson's render: written into the work
@@ -115,7 +129,7 @@ std::vector<std::string> lesson_names(const fs::path& source_dir) {
 }
 
 void render_lesson(const std::string& name, const fs::path& source_dir, const fs::path& bin_dir,
-                   const fs::path& out_dir, bool md, bool html) {
+                   const fs::path& out_dir, Formats formats) {
   std::string pattern = (out_dir / (".autograd-render-" + name + "-XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw ag::DataError("--out '" + out_dir.string() + "': cannot write there (" + std::strerror(errno) + ")");
@@ -129,19 +143,30 @@ void render_lesson(const std::string& name, const fs::path& source_dir, const fs
     }
   } cleanup{work};
   const fs::path images = work / (name + "_files");
+  const fs::path program = bin_dir / ("notebook_" + name);
   std::vector<NotebookCell> cells = parse_notebook(read_text(source_dir / (name + ".cpp")));
-  attach_output(cells, run_lesson(bin_dir / ("notebook_" + name), images));
+  const LessonRun run = run_lesson(program, images);
+  attach_output(cells, run.output);
+  const std::vector<std::string> failed = failed_checks(cells);
+  stop_unless_checks_failed(program, run, failed.size());
   const std::string note = "<!-- Rendered from notebooks/" + name +
                            ".cpp by `autograd notebook render`; edit the .cpp, not this file. -->\n\n";
-  if (md) ag::write_file_atomic((work / (name + ".md")).string(), note + to_markdown(cells, name + "_files"));
-  if (html) ag::write_file_atomic((work / (name + ".html")).string(), to_html(cells, name, images.string()));
+  if (formats.md) ag::write_file_atomic((work / (name + ".md")).string(), note + to_markdown(cells, name + "_files"));
+  if (formats.html) ag::write_file_atomic((work / (name + ".html")).string(), to_html(cells, name, images.string()));
+  if (formats.json) ag::write_file_atomic((work / (name + ".json")).string(), to_json(cells, name));
   // All or nothing: every target checked before the first rename.
   std::vector<Output> outputs = {{images, out_dir / (name + "_files"), true}};
-  if (md) outputs.push_back({work / (name + ".md"), out_dir / (name + ".md"), false});
-  if (html) outputs.push_back({work / (name + ".html"), out_dir / (name + ".html"), false});
+  for (const char* ext : {".md", ".html", ".json"}) {
+    const bool chosen = ext[1] == 'm' ? formats.md : ext[1] == 'h' ? formats.html : formats.json;
+    if (chosen) outputs.push_back({work / (name + ext), out_dir / (name + ext), false});
+  }
   for (const Output& o : outputs) check_replaceable(o, name);
   fs::create_directory(work / "previous");
   swap_in(outputs, work / "previous", name);
+  if (!failed.empty()) {
+    throw ag::Error(std::to_string(failed.size()) + (failed.size() == 1 ? " check" : " checks") +
+                    " failed (its pages show where), the first: " + failed.front().substr(std::strlen(nb::kCheckFailed)));
+  }
 }
 
 }  // namespace render

@@ -128,7 +128,7 @@ struct OldRender {
     std::ofstream(out / "01_fake_files" / "old.png") << "old plot\n";
   }
   ~OldRender() { fs::remove_all(base); }
-  void render() const { render::render_lesson("01_fake", src, bin, out, true, true); }
+  void render() const { render::render_lesson("01_fake", src, bin, out, render::Formats{true, true, false}); }
   // The old render, untouched, and no work folder left behind.
   void expect_old_render() const {
     BOOST_TEST(slurp(out / "01_fake.md") == "old page\n");

@@ -1,0 +1,50 @@
+// The files the site carries besides its pages: KaTeX's CSS and its fonts
+// (woff2 only: every browser that runs the live page reads it), highlight.js's
+// theme, the site's CSS, and the live page's files.
+"use strict";
+
+const fs = require("fs");
+const path = require("path");
+const { escapeHtml } = require("./markdown.js");
+
+function copyAssets(modules, siteSource, to) {
+  fs.mkdirSync(path.join(to, "katex", "fonts"), { recursive: true });
+  const katex = path.join(modules, "katex", "dist");
+  if (!fs.existsSync(katex)) throw new Error(`no KaTeX in ${modules}: run npm ci --prefix site`);
+  // Each @font-face lists woff2, woff and ttf; keep woff2, so a browser never asks for a file we did not copy.
+  const css = fs.readFileSync(path.join(katex, "katex.min.css"), "utf8")
+    .replace(/,url\(fonts\/[^)]*\.woff\) format\("woff"\)/g, "")
+    .replace(/,url\(fonts\/[^)]*\.ttf\) format\("truetype"\)/g, "");
+  if (/\.(woff|ttf)\)/.test(css)) throw new Error("KaTeX's CSS still names a woff or ttf font: update site/lib/assets.js");
+  fs.writeFileSync(path.join(to, "katex", "katex.min.css"), css);
+  for (const font of fs.readdirSync(path.join(katex, "fonts")).filter((f) => f.endsWith(".woff2"))) {
+    fs.copyFileSync(path.join(katex, "fonts", font), path.join(to, "katex", "fonts", font));
+  }
+  fs.copyFileSync(path.join(modules, "highlight.js", "styles", "github.min.css"), path.join(to, "highlight.css"));
+  fs.copyFileSync(path.join(siteSource, "site.css"), path.join(to, "site.css"));
+}
+
+// The live page: its index.html and the files it loads (src= and href=), nothing
+// else of BUILD/page (which also holds the WebAssembly build's objects), with a
+// line at its top back to the course and on to `next` (the path's next step).
+function copyLivePage(pageDir, to, next) {
+  const index = path.join(pageDir, "index.html");
+  if (!fs.existsSync(path.join(pageDir, "engine.js"))) {
+    throw new Error(`no live page in ${pageDir}: build it first (cmake --build BUILD --target page; it needs Debian's emscripten)`);
+  }
+  const html = fs.readFileSync(index, "utf8");
+  const files = new Set(["index.html"]);
+  for (const m of html.matchAll(/\b(?:src|href)="([^"#:]+)"/g)) files.add(m[1]);
+  fs.mkdirSync(to, { recursive: true });
+  for (const file of files) {
+    if (file.includes("..") || !fs.existsSync(path.join(pageDir, file))) throw new Error(`the live page loads ${file}, which is not in ${pageDir}`);
+    fs.copyFileSync(path.join(pageDir, file), path.join(to, file));
+  }
+  // In the course, the page links back to it (the page itself stands alone, in BUILD/page too).
+  if (!/<body[^>]*>/.test(html)) throw new Error(`${index} has no <body>`);
+  fs.writeFileSync(path.join(to, "index.html"), html.replace(/<body[^>]*>/, (body) =>
+    `${body}\n<p style="margin:.5rem 1rem;font:14px system-ui,sans-serif"><a href="../index.html">← the course</a>` +
+    (next ? ` · next: <a href="../${next.href}">${escapeHtml(next.title)}</a>` : "") + "</p>"));
+}
+
+module.exports = { copyAssets, copyLivePage };
