@@ -101,15 +101,17 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
-  std::string out = "file,status";
+// Every row names the sandbox, so a row copied into a gradebook still says whether it was isolated.
+std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes, Isolation isolation) {
+  const std::string sandbox = isolation == Isolation::Bwrap ? "bwrap" : "none (NOT isolated: --sandbox none)";
+  std::string out = "file,status,sandbox";
   for (const kit::GradeRow& r : outcomes.at(0).report.rows) {
     out += "," + csv_field(r.check + " " + r.gradient + (r.max_points == 0 ? " (given, no points)" : ""));
   }
   out += ",total,max,percent,hints,reason\n";
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const Outcome& o = outcomes[i];
-    out += csv_field(subs[i].label) + "," + csv_field(o.status);
+    out += csv_field(subs[i].label) + "," + csv_field(o.status) + "," + csv_field(sandbox);
     for (const kit::GradeRow& r : o.report.rows) out += "," + std::to_string(r.points);
     out += "," + std::to_string(o.report.score()) + "," + std::to_string(o.report.max_score()) + "," +
            std::to_string(o.report.percent()) + "," + csv_field(join(o.report.hints(), " | ")) + "," +
@@ -177,7 +179,7 @@ int grade_class(const ClassOptions& o) {
   for (std::thread& t : threads) t.join();
   kill_orphans();
   print_summary(subs, outcomes);
-  ag::write_file_atomic(o.csv, csv_text(subs, outcomes));
+  ag::write_file_atomic(o.csv, csv_text(subs, outcomes, setup.isolation));
   std::cout << "\nscores written to " << o.csv << " (one row per submission)\n";
   return 0;
 }
