@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(a_class_folder_becomes_one_csv_row_per_submission) {
   BOOST_TEST(by_file.at("link.cpp")[1] == "refused");
   BOOST_TEST(has(col("link.cpp", 1), "symbolic link"));
   BOOST_TEST(has(r.out, "submission"));  // the summary table
-  BOOST_TEST(has(r.out, "evil, \"quoted\"?name.cpp"));  // one line per submission, even for this name
+  BOOST_TEST(has(r.out, "evil, \"quoted\"\\x0aname.cpp"));  // one line per submission, even for this name
 }
 
 // assignments/README.md, "Adding an exercise", done in a copy: a folder with a
