@@ -34,6 +34,7 @@ int grade_one(const std::string& file, const std::string& name, const ClassOptio
   kill_orphans();
   if (out.status == "does not compile" || out.status == "refused") {
     std::cout << out.compiler_output << "\n" << ag::printable(file) << " " << out.reason.substr(out.status == "refused" ? 15 : 0)
+              << "\ninputs drawn with seed " << seed << " (--seed " << seed << " draws the same ones)"
               << "\nscore: 0/" << out.report.max_score() << " (0%) (it must build to be graded)\n";
     return 1;
   }

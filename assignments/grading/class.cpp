@@ -117,17 +117,19 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-// Every row names the sandbox, so a row copied into a gradebook still says whether it was isolated.
+// Every row names its seed (--seed redraws its inputs) and the sandbox, so a row copied into a
+// gradebook can be regraded and still says whether it was isolated.
 std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes, Isolation isolation) {
   const std::string sandbox = isolation == Isolation::Bwrap ? "bwrap" : "none (NOT isolated: --sandbox none)";
-  std::string out = "file,status,sandbox";
+  std::string out = "file,status,seed,sandbox";
   for (const kit::GradeRow& r : outcomes.at(0).report.rows) {
     out += "," + csv_field(r.check + " " + r.gradient + (r.max_points == 0 ? " (given, no points)" : ""));
   }
   out += ",total,max,percent,hints,reason\n";
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const Outcome& o = outcomes[i];
-    out += csv_field(subs[i].label) + "," + csv_field(o.status) + "," + csv_field(sandbox);
+    out += csv_field(subs[i].label) + "," + csv_field(o.status) + "," +
+           std::to_string(o.report.seed) + "," + csv_field(sandbox);
     for (const kit::GradeRow& r : o.report.rows) out += "," + std::to_string(r.points);
     out += "," + std::to_string(o.report.score()) + "," + std::to_string(o.report.max_score()) + "," +
            std::to_string(o.report.percent()) + "," + csv_field(join(o.report.hints(), " | ")) + "," +
