@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "autograd/format.h"
 #include "cli/cli.h"
 #include "assignments/grading/class.h"
 #include "assignments/grading/run.h"
@@ -26,13 +27,14 @@ namespace {
 int grade_one(const std::string& file, const std::string& name, const ClassOptions& o) {
   const GradeSetup setup = prepare_grading(name, o.sandbox, o.timeout, o.compile_timeout);
   const RemoveOnExit remove{setup.root};
-  std::cout << "building " << file << " for the '" << name << "' exercise ...\n"
+  std::cout << "building " << ag::printable(file) << " for the '" << name << "' exercise ...\n"
             << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
   const unsigned seed = o.seed >= 0 ? unsigned(o.seed) : std::random_device{}();
   const Outcome out = grade_submission(setup, file, seed, 0, false);
   kill_orphans();
   if (out.status == "does not compile" || out.status == "refused") {
-    std::cout << out.compiler_output << "\n" << file << " " << out.reason.substr(out.status == "refused" ? 15 : 0)
+    std::cout << out.compiler_output << "\n" << ag::printable(file) << " " << out.reason.substr(out.status == "refused" ? 15 : 0)
+              << "\ninputs drawn with seed " << seed << " (--seed " << seed << " draws the same ones)"
               << "\nscore: 0/" << out.report.max_score() << " (0%) (it must build to be graded)\n";
     return 1;
   }

@@ -162,7 +162,8 @@ BOOST_AUTO_TEST_CASE(ctrl_c_kills_the_child_and_removes_the_temporary_folder) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    ::execl(AUTOGRAD_CLI, AUTOGRAD_CLI, "grade", "--timeout", "300", src.c_str(), static_cast<char*>(nullptr));
+    ::execl(AUTOGRAD_CLI, AUTOGRAD_CLI, "grade", "--timeout", "300", "--sandbox", bwrap_starts() ? "auto" : "none", src.c_str(),
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   const std::string mine = "autograd-grade-" + std::to_string(pid) + "-";

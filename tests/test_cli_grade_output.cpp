@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(a_noexec_tmpdir_is_the_graders_error_not_a_zero) {
   const fs::path right = write("right.cpp", kHead + kRight);
   // A private mount namespace, so that the noexec tmpfs is nobody else's business (needs root or user namespaces).
   const std::string inner = "mount -t tmpfs -o noexec,size=64m tmpfs " + quote(tmp.string()) + " && TMPDIR=" +
-                            quote(tmp.string()) + " " + quote(AUTOGRAD_CLI) + " grade " + quote(right.string());
+                            quote(tmp.string()) + " " + quote(AUTOGRAD_CLI) + " grade " + sandbox_option("") + quote(right.string());
   const int can = std::system("unshare --mount --map-root-user true >/dev/null 2>&1 || unshare --mount true >/dev/null 2>&1");
   if (can != 0) {
     BOOST_TEST_MESSAGE("cannot make a private mount here (no unshare, no user namespaces): the noexec case is not run");

@@ -90,6 +90,7 @@ BOOST_AUTO_TEST_CASE(the_callers_log_folder_and_socket_stay_out_of_reach) {
   const fs::path at_run = write("fds_run.cpp", with_body(body));
   const fs::path at_compile = write("fds_compile.cpp", "// exercise: softmax\n#include \"/proc/self/fd/8/assignments/solutions/softmax.cpp\"\n");
   for (const std::string sandbox : {"auto", "none"}) {
+    if (sandbox == "auto" && !bwrap_starts()) continue;  // it refuses there (test_cli_grade_trust)
     const Run run = grade("--sandbox " + sandbox + " " + quote(at_run.string()));
     BOOST_TEST(run.status == 0, sandbox << "\n" << run.out << run.err);  // it still answers right
     BOOST_TEST(!has(run.out, "GOT"), sandbox << "\n" << run.out);

@@ -1,6 +1,8 @@
 #include "assignments/grading/class.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <thread>
 
 #include "autograd/error.h"
+#include "autograd/format.h"
 #include "assignments/grading/run.h"
 #include "data/atomic_write.h"
 
@@ -88,11 +91,24 @@ std::vector<Submission> submissions(const ClassOptions& o) {
   return list;
 }
 
-// A file name as one line of the summary table (a hostile name may hold a newline).
-std::string printable(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) c = (static_cast<unsigned char>(c) < 32 || c == 127) ? '?' : c;
-  return out;
+// A CSV sent to a terminal (--csv /dev/tty) is read there, so its names are escaped as the
+// table's are (ag::printable); one written to a file keeps them exactly.
+bool is_terminal(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_character_file(fs::status(path, ec))) return false;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  const bool terminal = fd >= 0 && ::isatty(fd);
+  if (fd >= 0) ::close(fd);
+  return terminal;
+}
+
+std::string printable_lines(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    out += ag::printable(text.substr(start, end - start)) + "\n";
+  }
+  return out + ag::printable(text.substr(start));
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
@@ -101,15 +117,19 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
-  std::string out = "file,status";
+// Every row names its seed (--seed redraws its inputs) and the sandbox, so a row copied into a
+// gradebook can be regraded and still says whether it was isolated.
+std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes, Isolation isolation) {
+  const std::string sandbox = isolation == Isolation::Bwrap ? "bwrap" : "none (NOT isolated: --sandbox none)";
+  std::string out = "file,status,seed,sandbox";
   for (const kit::GradeRow& r : outcomes.at(0).report.rows) {
     out += "," + csv_field(r.check + " " + r.gradient + (r.max_points == 0 ? " (given, no points)" : ""));
   }
   out += ",total,max,percent,hints,reason\n";
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const Outcome& o = outcomes[i];
-    out += csv_field(subs[i].label) + "," + csv_field(o.status);
+    out += csv_field(subs[i].label) + "," + csv_field(o.status) + "," +
+           std::to_string(o.report.seed) + "," + csv_field(sandbox);
     for (const kit::GradeRow& r : o.report.rows) out += "," + std::to_string(r.points);
     out += "," + std::to_string(o.report.score()) + "," + std::to_string(o.report.max_score()) + "," +
            std::to_string(o.report.percent()) + "," + csv_field(join(o.report.hints(), " | ")) + "," +
@@ -120,11 +140,11 @@ std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outc
 
 void print_summary(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
   std::size_t width = 10;
-  for (const Submission& s : subs) width = std::max(width, std::min<std::size_t>(printable(s.label).size() + 2, 50));
+  for (const Submission& s : subs) width = std::max(width, std::min<std::size_t>(ag::printable(s.label).size() + 2, 50));
   std::cout << "\n" << std::left << std::setw(int(width)) << "submission" << std::setw(18) << "status" << "score\n";
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const kit::GradeReport& r = outcomes[i].report;
-    std::cout << std::setw(int(width)) << printable(subs[i].label) << std::setw(18) << outcomes[i].status << r.score()
+    std::cout << std::setw(int(width)) << ag::printable(subs[i].label) << std::setw(18) << outcomes[i].status << r.score()
               << "/" << r.max_score() << " (" << r.percent() << "%)\n";
   }
 }
@@ -166,9 +186,9 @@ int grade_class(const ClassOptions& o) {
                                             : refused_outcome(setup, seed, subs[i].refused);
       if (!out.limit_hit.empty()) out.reason += (out.reason.empty() ? "" : "; ") + out.limit_hit;
       std::lock_guard<std::mutex> lock(print);
-      std::cout << "[" << i + 1 << "/" << subs.size() << "] " << printable(subs[i].label) << ": " << out.status << ", "
+      std::cout << "[" << i + 1 << "/" << subs.size() << "] " << ag::printable(subs[i].label) << ": " << out.status << ", "
                 << out.report.score() << "/" << out.report.max_score() << " (" << out.report.percent() << "%)"
-                << (out.reason.empty() ? "" : ": " + printable(out.reason)) << "\n" << std::flush;
+                << (out.reason.empty() ? "" : ": " + ag::printable(out.reason)) << "\n" << std::flush;
       outcomes[i] = std::move(out);
     }
   };
@@ -177,8 +197,9 @@ int grade_class(const ClassOptions& o) {
   for (std::thread& t : threads) t.join();
   kill_orphans();
   print_summary(subs, outcomes);
-  ag::write_file_atomic(o.csv, csv_text(subs, outcomes));
-  std::cout << "\nscores written to " << o.csv << " (one row per submission)\n";
+  const std::string csv = csv_text(subs, outcomes, setup.isolation);
+  ag::write_file_atomic(o.csv, is_terminal(o.csv) ? printable_lines(csv) : csv);
+  std::cout << "\nscores written to " << ag::printable(o.csv) << " (one row per submission)\n";
   return 0;
 }
 

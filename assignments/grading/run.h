@@ -14,12 +14,6 @@
 
 namespace grading {
 
-// The grader cannot grade here (no compiler, a noexec TMPDIR, a sandbox that
-// fails): its own error, exit status 3, and never a student's score.
-struct GraderError : ag::Error {
-  using ag::Error::Error;
-};
-
 // Everything the submissions of one run share; the harness objects are built once.
 struct GradeSetup {
   kit::Exercise exercise;

@@ -10,10 +10,12 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "autograd/error.h"
 #include "assignments/grading/registry.h"
+#include "assignments/grading/text.h"
 
 namespace grading {
 
@@ -23,6 +25,7 @@ namespace {
 
 const std::string& bwrap_path() {
   static const std::string path = [] {
+    if (const char* named = std::getenv("AUTOGRAD_BWRAP"); named != nullptr && *named != '\0') return std::string(named);
     for (const char* p : {"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"}) {
       if (::access(p, X_OK) == 0) return std::string(p);
     }
@@ -169,22 +172,29 @@ void supervise(pid_t pid, Pipes& p, const std::string& input, const Limits& limi
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Why bwrap cannot start here, or "" when it can: a bwrap that runs `exit 0` in new namespaces.
+std::string bwrap_failure() {
+  if (bwrap_path().empty()) return "bwrap (bubblewrap) is not installed";
+  Limits probe;
+  probe.wall_seconds = 10;
+  const RunResult r = run_limited({bwrap_path(), "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent",
+                                   "--", "/bin/sh", "-c", "exit 0"},
+                                  fs::temp_directory_path(), {}, probe, Isolation::None, "");
+  if (r.exited_ok()) return "";
+  const std::string said = r.err.substr(0, std::min(r.err.find('\n'), std::size_t(200)));
+  return "bwrap (" + bwrap_path() + ") cannot start here: it " + r.describe(probe) + (said.empty() ? "" : ": " + as_text(said, false));
+}
+
 }  // namespace
 
 Isolation choose_isolation(const std::string& wanted) {
   if (wanted == "none") return Isolation::None;
   if (wanted != "auto" && wanted != "bwrap") throw ag::DataError("--sandbox must be auto, bwrap or none, got '" + wanted + "'");
-  bool works = false;
-  if (!bwrap_path().empty()) {
-    Limits probe;
-    probe.wall_seconds = 10;
-    const RunResult r = run_limited({bwrap_path(), "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent",
-                                     "--", "/bin/sh", "-c", "exit 0"},
-                                    fs::temp_directory_path(), {}, probe, Isolation::None, "");
-    works = r.exited_ok();
-  }
-  if (!works && wanted == "bwrap") throw ag::DataError("--sandbox bwrap: bwrap is not installed or cannot create namespaces here");
-  return works ? Isolation::Bwrap : Isolation::None;
+  const std::string why = bwrap_failure();
+  if (why.empty()) return Isolation::Bwrap;
+  throw GraderError("--sandbox " + wanted + " needs a sandbox, and " + why + "; install bubblewrap and allow "
+                    "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or pass --sandbox none "
+                    "to grade without isolation");
 }
 
 std::string isolation_text(Isolation isolation, const Limits& run) {
@@ -194,7 +204,7 @@ std::string isolation_text(Isolation isolation, const Limits& run) {
            "read-only outside that folder; time, CPU, memory, file-size and output limits; its /tmp and, when it runs, "
            "its folder are tmpfs of " + std::to_string(run.tmp_bytes >> 20) + " MiB" + totals + ")";
   }
-  return "sandbox: none (--sandbox none, or bwrap is unavailable): time, CPU, memory, file-size and output limits, its own "
+  return "sandbox: none (--sandbox none): time, CPU, memory, file-size and output limits, its own "
          "process group and a fresh folder" + totals + ", but the network and the filesystem are NOT isolated, "
          "and the disk it writes is not bounded";
 }

@@ -15,12 +15,22 @@
 #include <vector>
 
 #include "assignments/grading/totals.h"
+#include "autograd/error.h"
 
 namespace grading {
 
+// The grader cannot grade here (no compiler, a noexec TMPDIR, a sandbox that
+// fails): its own error, exit status 3, and never a student's score.
+struct GraderError : ag::Error {
+  using ag::Error::Error;
+};
+
 enum class Isolation { Bwrap, None };
 
-// "auto" (bwrap when it works here), "bwrap" (or a DataError: exit status 2) or "none".
+// "none" is the only way to grade without isolation: "auto" and "bwrap" both
+// need a bwrap that starts here, else a GraderError saying why and what to do.
+// $AUTOGRAD_BWRAP names the bwrap program, when it is not in /usr/bin, /bin or
+// /usr/local/bin (the tests point it at one that fails).
 Isolation choose_isolation(const std::string& wanted);
 
 struct Limits {
