@@ -17,6 +17,9 @@ if [[ ! -x "$root_dir/bin/bash" ]]; then
   debootstrap bookworm "$root_dir" http://deb.debian.org/debian
 fi
 cp /etc/resolv.conf "$root_dir/etc/resolv.conf"
+# The host's certificate authorities, for npm behind a TLS-inspecting proxy
+# (a bare root trusts only Debian's; node reads NODE_EXTRA_CA_CERTS).
+cp /etc/ssl/certs/ca-certificates.crt "$root_dir/etc/host-ca-certificates.crt"
 for m in proc sys dev dev/pts; do
   mountpoint -q "$root_dir/$m" || mount --bind "/$m" "$root_dir/$m"
 done
@@ -32,6 +35,6 @@ for mode in "${modes[@]}"; do
   echo "== fresh-machine: bash cmake/run.sh $mode =="
   start=$SECONDS
   chroot "$root_dir" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 AUTOGRAD_SANITIZE="${AUTOGRAD_SANITIZE:-1}" bash -c "cd /work/main && bash cmake/run.sh $mode"
+    LANG=C.UTF-8 NODE_EXTRA_CA_CERTS=/etc/host-ca-certificates.crt AUTOGRAD_SANITIZE="${AUTOGRAD_SANITIZE:-1}" bash -c "cd /work/main && bash cmake/run.sh $mode"
   echo "== fresh-machine: $mode passed in $((SECONDS - start)) s =="
 done
