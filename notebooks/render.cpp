@@ -81,7 +81,7 @@ void attach_output(std::vector<NotebookCell>& cells, const std::string& program_
   std::string pending;  // printed lines not yet stored
   auto flush_text = [&]() {
     if (current == nullptr || pending.empty()) return;
-    current->output.push_back({false, pending});
+    current->output.push_back({false, pending, ""});  // printed text has no alt
     pending.clear();
   };
   std::istringstream in(program_output);
