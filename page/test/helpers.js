@@ -2,6 +2,7 @@
 // the native build's expected numbers, and reading the page's numbers back.
 "use strict";
 
+const assert = require("assert");
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
@@ -122,4 +123,23 @@ async function setDigits(page, digits) {
   await waitForDraw(page, before);
 }
 
-module.exports = { launch, openPage, expected, shownNumbers, compareNumbers, checkEveryKeyShown, typeInto, setDigits, draws, waitForDraw };
+// A browser test's life: launch, body(browser), no console errors allowed, then
+// report, close, remove the profile and exit 1 on any failure (or if failedBefore).
+async function run(consoleErrors, body, failedBefore = false) {
+  const { browser, profile } = await launch();
+  let failed = failedBefore;
+  try {
+    failed = (await body(browser)) === false || failed;
+    assert.deepStrictEqual(consoleErrors, [], "console errors");
+  } catch (e) {
+    failed = true;
+    console.error("FAIL " + (e.stack || e));
+    if (consoleErrors.length) console.error("console:\n  " + consoleErrors.join("\n  "));
+  } finally {
+    await browser.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+module.exports = { launch, run, openPage, expected, shownNumbers, compareNumbers, checkEveryKeyShown, typeInto, setDigits, draws, waitForDraw };

@@ -186,36 +186,29 @@ async function sizes(browser) {
 }
 
 (async () => {
-  let failed = false;
+  let nativeFailed = false;
   try {
     nativeSameAnswers();
   } catch (e) {
-    failed = true;
+    nativeFailed = true;
     console.error("FAIL " + (e.stack || e));
   }
-  const { browser, profile } = await h.launch();
-  const typed = async () => {
+  const typed = async (browser) => {
     const page = await h.openPage(browser, pageDir, "", consoleErrors);
     await typedSameAnswers(page);
     await page.close();
   };
-  try {
+  // Each part runs even when one before it failed; any failure fails the test.
+  await h.run(consoleErrors, async (browser) => {
+    let ok = true;
     for (const part of [typed, unknownField, sizes]) {
       try {
         await part(browser);
       } catch (e) {
-        failed = true;
+        ok = false;
         console.error("FAIL " + (e.stack || e));
       }
     }
-    assert.deepStrictEqual(consoleErrors, [], "console errors");
-  } catch (e) {
-    failed = true;
-    console.error("FAIL " + (e.stack || e));
-    if (consoleErrors.length) console.error("console:\n  " + consoleErrors.join("\n  "));
-  } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
-  process.exit(failed ? 1 : 0);
+    return ok;
+  }, nativeFailed);
 })();

@@ -100,23 +100,12 @@ async function badWords(page) {
   console.log("ok bad words: each gets its one-line message and no numbers");
 }
 
-(async () => {
-  const { browser, profile } = await h.launch();
-  let failed = false;
-  try {
-    const page = await open(browser);
-    await words(page);
-    await samples(page);
-    await badWords(page);
-    assert.deepStrictEqual(consoleErrors, [], "console errors");
+h.run(consoleErrors, async (browser) => {
+  const page = await open(browser);
+  await words(page);
+  await samples(page);
+  await badWords(page);
+  if (consoleErrors.length === 0) {
     console.log(`ok no console errors; largest |page - native| ${h.compareNumbers.largest.engine}; screenshot in ${shots}`);
-  } catch (e) {
-    failed = true;
-    console.error("FAIL " + (e.stack || e));
-    if (consoleErrors.length) console.error("console:\n  " + consoleErrors.join("\n  "));
-  } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
   }
-  process.exit(failed ? 1 : 0);
-})();
+});

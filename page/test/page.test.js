@@ -228,29 +228,16 @@ async function timing(page) {
   await timeKeystrokes(page, 768, ", every number drawn");
 }
 
-(async () => {
-  const { browser, profile } = await h.launch();
-  let failed = false;
-  try {
-    const page = await open(browser);
-    await typeSeed003(page);
-    await typeSeed000(page);
-    await otherInputs(page);
-    await walk(page);
-    await badInputs(page);
-    await links(browser);
-    await timing(page);
-    const largest = h.compareNumbers.largest;
-    console.log(`largest |page - native| over every number compared: ${largest.engine} (finite differences: ${largest.fd})`);
-    assert.deepStrictEqual(consoleErrors, [], "console errors");
-    console.log("ok no console errors; screenshots in " + shots);
-  } catch (e) {
-    failed = true;
-    console.error("FAIL " + (e.stack || e));
-    if (consoleErrors.length) console.error("console:\n  " + consoleErrors.join("\n  "));
-  } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
-  process.exit(failed ? 1 : 0);
-})();
+h.run(consoleErrors, async (browser) => {
+  const page = await open(browser);
+  await typeSeed003(page);
+  await typeSeed000(page);
+  await otherInputs(page);
+  await walk(page);
+  await badInputs(page);
+  await links(browser);
+  await timing(page);
+  const largest = h.compareNumbers.largest;
+  console.log(`largest |page - native| over every number compared: ${largest.engine} (finite differences: ${largest.fd})`);
+  if (consoleErrors.length === 0) console.log("ok no console errors; screenshots in " + shots);
+});
