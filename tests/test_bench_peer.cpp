@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -56,18 +57,26 @@ struct FakePeer {
     fs::remove_all(dir);
   }
   // True when every process the fake started has ended (gone, or a zombie
-  // that init has not reaped yet).
+  // that init has not reaped yet). The peer kills its process group with
+  // SIGKILL and reaps only the shell it started; the shell's own child dies
+  // when the kernel next schedules it, which on a loaded machine is not at
+  // once. So this waits for that, up to a minute: a process that was never
+  // sent the signal sleeps for 1000 s and still fails the test.
   bool all_stopped() const {
     std::ifstream in(dir / "pids");
     std::vector<std::string> pids;
     for (std::string pid; in >> pid;) pids.push_back(pid);
     BOOST_TEST_REQUIRE(!pids.empty());
-    for (const std::string& pid : pids) {
-      std::ifstream stat("/proc/" + pid + "/stat");
-      std::string skip, state;
-      if (stat >> skip >> skip >> state && state != "Z") return false;
+    for (int tries = 0; tries < 6000; ++tries) {
+      if (std::none_of(pids.begin(), pids.end(), alive)) return true;
+      ::usleep(10'000);
     }
-    return true;
+    return false;
+  }
+  static bool alive(const std::string& pid) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string skip, state;
+    return stat >> skip >> skip >> state && state != "Z" && state != "X";
   }
 };
 
