@@ -210,7 +210,7 @@ NB_CELL {
 // step is easy to predict: with bias correction its moment estimates are the
 // gradient g and g^2, so every parameter moves by
 // -lr g / (|g| + eps), almost exactly lr against the sign of its gradient.
-// (Lesson 15 writes the optimisers' updates out; nn/optim.h has them in
+// (Lesson 06 derives the optimisers and checks them against nn/optim.h, which has them in
 // three lines.)
 
 // %%

@@ -12,6 +12,8 @@
 // 2. with a LayerNorm after the hidden Linear, **composed** from primitive ops;
 // 3. the same with the **fused** LayerNorm node.
 //
+// First the two pieces the loop needs, derived and checked against the
+// library: the loss (cross-entropy) and the optimizer (SGD, momentum, Adam).
 // Then we ask whether LayerNorm helps, and when: over several seeds, several
 // scales of the initial weights, and inputs 100 times larger.
 
@@ -23,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "autograd/rng.h"
+#include "nn/mlp.h"
 #include "nn/optim.h"
 #include "notebooks/notebook.h"
 #include "ops/losses.h"
@@ -33,11 +37,204 @@ using ag::Tape;
 using ag::Var;
 
 // %% [markdown]
+// ## Cross-entropy, derived
+//
+// The model gives each of the C classes a score, a logit $z_j$. Softmax turns
+// the scores into probabilities, $p_j = e^{z_j} / \sum_k e^{z_k}$: positive,
+// summing to 1, and unchanged when the same constant is added to every logit.
+// Training by maximum likelihood asks for a large probability of the right
+// class $y$; the loss is its negative logarithm, the **cross-entropy**
+//
+// $$L = -\log p_y = \log \sum_k e^{z_k} - z_y .$$
+//
+// Differentiate the two terms: $\partial L / \partial z_j = e^{z_j} / \sum_k e^{z_k} - [j = y]$, that is
+//
+// $$\frac{\partial L}{\partial z_j} = p_j - [j = y] .$$
+//
+// The gradient is the predicted distribution minus the one-hot target: each
+// wrong class is pushed down by its own probability, the right one up by
+// $1 - p_y$, and no entry leaves $[-1, 1]$ however wrong the model is. A batch's
+// loss is the mean over its N rows, so each row's gradient is also divided by N.
+// One consequence is worth a check of its own: a model that knows nothing gives
+// every class the same logit, and its loss is $\log C$ (here $\log 10$). That
+// is the first loss to expect from an untrained model; lessons 10 and 13 check
+// it on a GPT. `ag::softmax_cross_entropy` (ops/losses.cpp) builds the loss
+// from primitive ops and subtracts each row's largest logit before the
+// exponential, so large logits never overflow. Below, the formula by hand
+// against it and the gradient by hand against the tape's (lesson 14 does the
+// same inside a whole network).
+
+// %%
+NB_CELL {
+  const arma::uword n = 8, classes = 10;
+  ag::Rng rng(7);
+  const arma::mat z = rng.normal(n, classes, 2.0);
+  const arma::uvec y = {3, 1, 4, 1, 5, 9, 2, 6};
+  arma::mat p = arma::exp(z.each_col() - arma::max(z, 1));  // the row maximum cancels in the ratio
+  p.each_col() /= arma::sum(p, 1);
+  double by_hand = 0;
+  for (arma::uword i = 0; i < n; ++i) by_hand -= std::log(p(i, y(i))) / double(n);
+  const arma::mat dz_by_hand = (p - ag::one_hot(y, classes)) / double(n);
+
+  Tape tape;
+  Var logits = tape.leaf(z, "z");
+  Var loss = ag::softmax_cross_entropy(logits, y);
+  tape.backward(loss);
+  std::printf("loss by hand %.17g, ag::softmax_cross_entropy %.17g\n", by_hand, loss.item());
+  std::printf("largest |dz by hand - dz by the tape|: %.2g\n", arma::abs(dz_by_hand - logits.grad()).max());
+  nb::check_close("the cross-entropy by hand against ag::softmax_cross_entropy", loss.item(), by_hand, 1e-14);
+  nb::check_close("dL/dz = (softmax(z) - one_hot(y)) / N, by hand against the tape", logits.grad(), dz_by_hand, 1e-15);
+  nb::check(arma::abs(arma::sum(logits.grad(), 1)).max() < 1e-16, "each row of the gradient sums to 0");
+
+  Tape flat;
+  const double uniform = ag::softmax_cross_entropy(flat.constant(arma::mat(n, classes, arma::fill::value(3.7))), y).item();
+  std::printf("equal logits: loss %.17g, log 10 = %.17g\n", uniform, std::log(10.0));
+  nb::check_close("equal logits give the loss log C = log 10", uniform, std::log(10.0), 1e-15);
+}
+
+// %% [markdown]
+// ## SGD, momentum and Adam, from scratch
+//
+// An optimizer turns gradients into steps. Three of them, each derived from
+// the one before, then checked against `nn/optim` (nn/optim.h lists the same
+// formulas; they are PyTorch's).
+//
+// **SGD.** The gradient g is the direction in which the loss rises fastest, so
+// step against it: $p \leftarrow p - \mathrm{lr}\, g$. On a minibatch, g is a
+// noisy estimate of the full gradient (Robbins and Monro 1951).
+//
+// **Momentum** (Polyak 1964, in the form of Sutskever et al. 2013 that
+// PyTorch uses). Keep a velocity, a running sum of past gradients that decays
+// by $\mu$ each step: $v \leftarrow \mu v + g$, $p \leftarrow p - \mathrm{lr}\, v$. Unrolled,
+// $v_t = \sum_k \mu^{t-k} g_k$: noise that flips sign from step to step cancels
+// in the sum, while a direction that persists adds up, to at most
+// $1 / (1 - \mu)$ times one gradient (10 times for $\mu = 0.9$).
+//
+// **Adam** (Kingma and Ba 2014, Algorithm 1). Keep running averages of the
+// gradient and of its square, element by element:
+// $m \leftarrow \beta_1 m + (1 - \beta_1) g$ and $v \leftarrow \beta_2 v + (1 - \beta_2) g^2$
+// (defaults $\beta_1 = 0.9$, $\beta_2 = 0.999$, starting at 0). Both start at
+// zero and so are biased towards it: for a constant gradient,
+// $m_t = (1 - \beta_1) \sum_{k=1}^{t} \beta_1^{t-k} g = (1 - \beta_1^t)\, g$. Dividing by
+// $1 - \beta_1^t$ (and v by $1 - \beta_2^t$) removes the bias:
+// $\hat m = m / (1 - \beta_1^t)$, $\hat v = v / (1 - \beta_2^t)$. The step divides one by
+// the other's square root:
+//
+// $$p \leftarrow p - \mathrm{lr}\, \frac{\hat m}{\sqrt{\hat v} + \epsilon} .$$
+//
+// For a steady gradient $\hat m / \sqrt{\hat v}$ is its sign, so every weight moves
+// by about lr whatever the size of its gradient: Adam is invariant to the
+// gradient's scale, which the end of this lesson uses. Without the correction
+// the first step would be $(1 - \beta_1) / \sqrt{1 - \beta_2}$ times larger
+// than lr. The code below is these lines and nothing else; each step, both it
+// and `nn/optim` start from the same weights and the same gradient of the MLP
+// trained in this lesson, for 100 steps of 32 images.
+
+// %%
+// The three updates, written from the formulas above (the library's are in nn/optim.cpp).
+struct ScratchSgd {
+  double lr, mu;
+  arma::mat v;
+  arma::mat step(const arma::mat& p, const arma::mat& g) {
+    if (v.is_empty()) v.zeros(arma::size(g));
+    v = mu * v + g;
+    return p - lr * v;
+  }
+};
+
+struct ScratchAdam {
+  double lr, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  long long t = 0;
+  arma::mat m, v;
+  arma::mat step(const arma::mat& p, const arma::mat& g) {
+    if (m.is_empty()) m.zeros(arma::size(g)), v.zeros(arma::size(g));
+    ++t;
+    m = beta1 * m + (1 - beta1) * g;
+    v = beta2 * v + (1 - beta2) * arma::square(g);
+    const arma::mat m_hat = m / (1 - std::pow(beta1, double(t)));
+    const arma::mat v_hat = v / (1 - std::pow(beta2, double(t)));
+    return p - lr * m_hat / (arma::sqrt(v_hat) + eps);
+  }
+};
+
+// 100 steps of the no-norm MLP with `library`; each step the scratch update `Scratch` (one per
+// parameter) starts from the same weights and gradient. Returns the largest difference.
+template <class Scratch>
+double largest_difference(ag::Optimizer& library, ag::Sequential& model, const ag::Split& split,
+                          std::vector<Scratch> scratch) {
+  ag::Rng batch_rng(ag::derive_seed(0, 4));
+  const std::vector<ag::Parameter*> params = model.parameters();
+  double largest = 0;
+  Tape tape;
+  int steps = 0;
+  for (const arma::uvec& rows : ag::shuffled_batches(split.train.size(), 32, batch_rng)) {
+    if (steps++ == 100) break;
+    tape.clear();
+    library.zero_grad();
+    tape.backward(ag::softmax_cross_entropy(model(tape.constant(split.train.x.rows(rows))), split.train.labels(rows)));
+    std::vector<arma::mat> expected;
+    for (std::size_t k = 0; k < params.size(); ++k) expected.push_back(scratch[k].step(params[k]->value(), params[k]->grad()));
+    library.step();
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      largest = std::max(largest, arma::abs(params[k]->value() - expected[k]).max());
+    }
+  }
+  return largest;
+}
+
+NB_CELL {
+  const ag::Dataset data = ag::make_dataset("digits", 0);
+  ag::Rng split_rng(ag::derive_seed(0, 2));
+  const ag::Split split = ag::train_validation_split(data, 0.2, split_rng);
+  auto fresh_model = [] {
+    ag::Rng init_rng(ag::derive_seed(0, 3));
+    return ag::make_mlp(ag::MlpSpec{{64, 64, 10}}, init_rng);
+  };
+  ag::Sequential m1 = fresh_model(), m2 = fresh_model(), m3 = fresh_model();
+  const std::size_t n = m1.parameters().size();
+  ag::SGD sgd(m1.parameters(), ag::SgdOptions{0.1, 0.0});
+  ag::SGD momentum(m2.parameters(), ag::SgdOptions{0.01, 0.9});
+  ag::Adam adam(m3.parameters(), ag::AdamOptions{});
+  const double d_sgd = largest_difference(sgd, m1, split, std::vector<ScratchSgd>(n, ScratchSgd{0.1, 0.0, {}}));
+  const double d_momentum = largest_difference(momentum, m2, split, std::vector<ScratchSgd>(n, ScratchSgd{0.01, 0.9, {}}));
+  const double d_adam = largest_difference(adam, m3, split, std::vector<ScratchAdam>(n, ScratchAdam{1e-3, 0.9, 0.999, 1e-8, 0, {}, {}}));
+  std::printf("largest |library - scratch| over 100 steps and every weight: SGD %.3g, momentum %.3g, Adam %.3g\n",
+              d_sgd, d_momentum, d_adam);
+  nb::check(d_sgd < 1e-15 && d_momentum < 1e-15, "SGD and momentum from scratch match nn/optim to 1e-15");
+  nb::check(d_adam < 1e-15, "Adam from scratch matches nn/optim to 1e-15");
+
+  const double b1 = 0.9, b2 = 0.999;
+  const double uncorrected = (1 - b1) / std::sqrt(1 - b2);
+  double v_sum = 0;
+  for (int t = 0; t < 100; ++t) v_sum = 0.9 * v_sum + 1.0;
+  std::printf("without bias correction Adam's first step is %.4f lr; momentum 0.9 after 100 equal gradients: %.6f g\n",
+              uncorrected, v_sum);
+  nb::check_close("first Adam step without bias correction: (1 - beta1) / sqrt(1 - beta2) lr", uncorrected,
+                  std::sqrt(10.0), 1e-12);
+  nb::check(v_sum > 9.999 && v_sum < 10, "momentum 0.9's velocity approaches 10 g for a steady gradient g");
+}
+
+// %% [markdown]
+// SGD and momentum are the library's formulas written the same way, and come
+// out equal to the last bit here. Adam is the textbook arrangement above, while
+// nn/optim computes PyTorch's $\mathrm{lr} / (1 - \beta_1^t) \cdot m / (\sqrt{v} / \sqrt{1 - \beta_2^t} + \epsilon)$:
+// the same number rounded differently, so the two differ by at most an ulp or
+// so of the weights (the printed difference), never by more than 1e-15.
+// Without the bias correction the first step would be $\sqrt{10} \approx 3.16$
+// times lr; with it, Adam's first step moves each weight by almost exactly lr
+// against the sign of its gradient (lesson 00 checks that).
+
+// %% [markdown]
 // ## The training step
 //
 // This is the whole loop, written out (it is what `ag::train` does, and the
 // first check below confirms the two agree to the last bit). One tape is
 // cleared and reused for every step; the parameters live outside it.
+// `ag::train` also writes a row before its first step (step 0, the first row
+// of `autograd train`'s metrics.csv): the untrained model's loss. For this MLP
+// it is within 0.5 of log 10 but above it, because nothing scales its last
+// layer down and its first logits are not all equal (lesson 13 measures what
+// the scale of a last layer does to the first loss).
 //
 // The `weight_scale` and `input_scale` knobs multiply the initial Linear
 // weights and the pixels, for the experiments further down.
@@ -125,11 +322,15 @@ NB_CELL {
   c.epochs = 10;
   ag::TableTask task(c, ag::make_dataset(c.dataset, c.seed));
   const std::vector<ag::Metrics> library = ag::train(c, task);
-  bool same = true;
-  for (std::size_t e = 0; e < library.size(); ++e) {
-    same = same && library[e].train_loss == composed.train_running[e] && library[e].val_loss == composed.val[e];
+  bool same = library.size() == composed.val.size() + 1;  // row 0 is before the first step
+  for (std::size_t e = 0; same && e < composed.val.size(); ++e) {
+    same = library[e + 1].train_loss == composed.train_running[e] && library[e + 1].val_loss == composed.val[e];
   }
   nb::check(same, "the loop above gives bit for bit the losses of ag::train with the same config");
+  std::printf("ag::train's row 0, before any step: validation loss %.4f, first batch's loss %.4f (log 10 = %.4f)\n",
+              library[0].val_loss, library[0].train_loss, std::log(10.0));
+  nb::check(library[0].step == 0 && std::abs(library[0].val_loss - std::log(10.0)) < 0.5,
+            "ag::train's row 0 (step 0): the untrained model's validation loss is within 0.5 of log 10");
   nb::check(composed.val_accuracy >= 0.9, "with LayerNorm, validation accuracy reaches 90% in 10 epochs");
   nb::check(composed.train_running.back() < composed.train_running.front() / 2, "the training loss at least halves");
 }
@@ -429,6 +630,10 @@ NB_CELL {
 // %% [markdown]
 // ## What to remember
 //
+// - Cross-entropy is $\log \sum_k e^{z_k} - z_y$; its gradient is softmax minus one-hot, and equal logits
+//   give $\log C$, the first loss to expect.
+// - SGD steps against the gradient, momentum against a decaying sum of gradients, Adam against
+//   $\hat m / (\sqrt{\hat v} + \epsilon)$: about lr per weight whatever the gradient's scale.
 // - A training step is forward on a fresh tape, backward, then an optimizer update of every parameter.
 // - The fused LayerNorm is a drop-in for the composed one: the curves coincide to rounding.
 // - The running training loss is a mean over an epoch of improving weights; next to a

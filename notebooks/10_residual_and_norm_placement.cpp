@@ -2,10 +2,8 @@
 // # Lesson 10: residual connections, and where LayerNorm sits
 //
 // A transformer block has two sublayers, attention and a feed-forward network
-// (FFN: a Linear to 4 times the width, GELU, a Linear back; $\mathrm{GELU}(x) = x \, \Phi(x)$,
-// Phi the standard normal CDF, is a smooth ReLU that lets small negative
-// values through, Hendrycks and Gimpel 2016, used here in GPT-2's tanh
-// approximation, ops/gelu.h), and each is wrapped in a residual connection: the block adds the
+// (FFN: a Linear to 4 times the width, GELU, a Linear back; GELU is a smooth
+// ReLU, measured in the first section below), and each is wrapped in a residual connection: the block adds the
 // sublayer's output to its input instead of replacing it. Where the norm
 // goes is the subject of this lesson. The seeds put it in two places: seed 000
 // normalises the matrix it gets "after adding the Residual Connection" (post-LN,
@@ -71,6 +69,56 @@ arma::mat jacobian(const std::function<Var(Var)>& F, const arma::mat& x) {
 }
 
 // %% [markdown]
+// ## GELU, the feed-forward's activation
+//
+// ReLU passes a positive input and zeroes a negative one, so its derivative
+// jumps from 0 to 1 at 0 and is 0 for every negative input. GELU (Hendrycks and
+// Gimpel 2016) weights the input by the probability that a standard normal
+// falls below it, $\mathrm{GELU}(x) = x \, \Phi(x)$: almost ReLU once $|x|$ is a few
+// units, smooth at 0 with slope $\Phi(0) = 1/2$, and slightly negative for
+// negative x, with a minimum where $\Phi(x) + x \, \phi(x) = 0$. GPT-2 computes
+// it with a tanh approximation, and so does ops/gelu.h:
+//
+// $$\mathrm{GELU}(x) \approx \tfrac{1}{2} x \left(1 + \tanh\!\left(\sqrt{2/\pi}\,(x + 0.044715\, x^3)\right)\right).$$
+//
+// Below, the exact $x \, \Phi(x)$ (through `erfc`) against `ag::gelu` on a grid
+// of 1201 points from -6 to 6, the op's minimum, and its slope at 0 from the tape.
+
+// %%
+NB_CELL {
+  const arma::vec grid = arma::linspace(-6, 6, 1201);
+  arma::vec exact(grid.n_elem);
+  for (arma::uword i = 0; i < grid.n_elem; ++i) exact(i) = 0.5 * grid(i) * std::erfc(-grid(i) / std::sqrt(2.0));
+  Tape tape;
+  Var x = tape.leaf(arma::mat(grid), "x");
+  Var y = ag::gelu(x);
+  tape.backward(ag::sum(y));  // y's elements are independent: the gradient is GELU'(x) at each x
+  const arma::vec approx = arma::vectorise(y.value()), slope = arma::vectorise(x.grad());
+  const arma::uword lowest = approx.index_min();
+  Tape at_zero;
+  Var zero = at_zero.leaf(0.0, "x");
+  at_zero.backward(ag::gelu(zero));
+  const double worst = arma::abs(approx - exact).max();
+  std::printf("largest |tanh approximation - x Phi(x)| on [-6, 6]: %.2g\n", worst);
+  std::printf("minimum of ag::gelu on the grid: %.4f at x = %.2f; slope at 0: %.17g; gelu(6) = %.6f\n",
+              approx(lowest), grid(lowest), zero.grad()(0), approx(grid.n_elem - 1));
+  nb::check(worst < 1e-3, "the tanh approximation is within 1e-3 of x Phi(x) on [-6, 6]");
+  nb::check(approx(lowest) > -0.18 && approx(lowest) < -0.16 && grid(lowest) > -0.8 && grid(lowest) < -0.7,
+            "GELU's minimum is about -0.17, near x = -0.75");
+  nb::check_close("GELU's slope at 0 is 1/2", zero.grad()(0), 0.5, 1e-15);
+  std::printf("slope at x = %.2f: %.4f (ReLU's: 0)\n", grid(400), slope(400));
+  nb::check(slope(400) < -0.05, "at x = -2 GELU's slope is below -0.05: a gradient where ReLU has none");
+  nb::draw(nb::Plot{"gelu", "GELU against ReLU", "x", "y", false, false, {}, {"set key inside top left"}}
+               .add("GELU (tanh approximation)", std::vector<double>(grid.begin(), grid.end()),
+                    std::vector<double>(approx.begin(), approx.end()))
+               .add("ReLU", {-6, 0, 6}, {0, 0, 6}, "lines dt 2"));
+}
+
+// %% [markdown]
+// Unlike ReLU, GELU passes a gradient for negative inputs (at -2 it is
+// negative, printed above), so a unit whose input is negative for every sample
+// still learns; the price is an erf (or a tanh) where ReLU has a comparison.
+//
 // ## One sublayer: the Jacobian of f(x) and of x + f(x)
 //
 // Backward through a layer multiplies the incoming gradient by the layer's
@@ -300,7 +348,9 @@ NB_CELL {
 // initialization by a factor of 1/sqrt(N) where N is the number of residual
 // layers"), so
 // the 24 terms the blocks add to the stream do not grow it with depth. Below,
-// the first loss on the batch above with each of the two scalings undone.
+// the first loss on the batch above with each of the two scalings undone. (Any
+// training run reports the same check as its first metrics row, step 0, the
+// loss before any step; lesson 13 reads it there.)
 
 // %%
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -372,16 +422,49 @@ NB_CELL {
 }
 
 // %% [markdown]
+// ## Gradient clipping
+//
+// A gradient is a linear picture of the loss near the weights. Where the loss
+// has a cliff (Pascanu et al. 2013 met them in recurrent networks, whose
+// gradients can explode), one step along a huge gradient jumps far outside the
+// region where that picture holds, and undoes the training so far. Clipping
+// by norm bounds the step and keeps its direction: treat the gradients of all
+// parameters as one vector g, and if $\lVert g \rVert > c$ multiply every one of
+// them by $c / \lVert g \rVert$ (`ag::clip_grad_norm`, as PyTorch's `clip_grad_norm_`,
+// divides by $\lVert g \rVert + 10^{-6}$). Below, two parameters whose gradients
+// together have norm 13, clipped to 1, then to 20.
+
+// %%
+NB_CELL {
+  ag::Parameter a("a", arma::mat(1, 2, arma::fill::zeros)), b("b", arma::mat(1, 1, arma::fill::zeros));
+  a.mutable_grad() = arma::mat{{3, 4}};
+  b.mutable_grad() = arma::mat(1, 1, arma::fill::value(12.0));
+  const arma::vec before = arma::join_cols(arma::vectorise(a.grad()), arma::vectorise(b.grad()));
+  const double norm = ag::clip_grad_norm({&a, &b}, 1.0);
+  const arma::vec after = arma::join_cols(arma::vectorise(a.grad()), arma::vectorise(b.grad()));
+  const double cosine = arma::dot(before, after) / (arma::norm(before) * arma::norm(after));
+  std::printf("norm before %.17g, after %.17g; cosine between the two %.17g\n", norm, arma::norm(after), cosine);
+  nb::check_close("the joint norm of the two gradients is 13", norm, 13.0, 1e-15);
+  nb::check_close("clipped to 1: the joint norm becomes 13 / (13 + 1e-6)", arma::norm(after), 13 / (13 + 1e-6), 1e-15);
+  nb::check_close("the direction is kept (cosine 1)", cosine, 1.0, 1e-15);
+  const arma::vec kept = after;
+  ag::clip_grad_norm({&a, &b}, 20.0);
+  nb::check(arma::approx_equal(arma::join_cols(arma::vectorise(a.grad()), arma::vectorise(b.grad())), kept, "absdiff", 0),
+            "a gradient already under the bound is left as it is");
+}
+
+// %% [markdown]
 // ## Short training runs
 //
 // The same 12-block GPT, each placement from the same weights and the same
 // batches: Adam at a constant learning rate of 1e-3 with no warm-up (the
-// setting in which Xiong et al. 2020 say post-LN needs a warm-up), the
-// gradient norm clipped to 1 (if the gradient of all parameters together has
-// norm g > 1 it is multiplied by 1 / g, so no step's direction changes but
-// none is longer than a norm-1 gradient would make it; Pascanu et al. 2013
-// introduced it against exploding gradients), 60 steps of 8 words. Then post-LN and pre-LN
-// again without clipping, and post-LN with a linear warm-up over 50 steps. The curve is the training
+// setting in which Xiong et al. 2020 say post-LN needs a warm-up; lesson 15
+// writes a warm-up and measures it), the gradient norm clipped to 1 (the
+// section above), 60 steps of 8 words. Then post-LN and pre-LN
+// again without clipping, and post-LN with a linear warm-up over 50 steps (a warm-up starts the
+// rate small and raises it to its value over the first steps, here from lr/50 at step 1 by lr/50 a
+// step to lr at step 50, so the first updates, taken while Adam's moment estimates are still
+// rough, stay small). The curve is the training
 // loss averaged over 10 steps; the dashed line is the count bigram on the
 // same validation words, the baseline a language model has to beat.
 

@@ -3,7 +3,9 @@
 //
 // makemore (part 3) checks a network before it trains: the first loss against
 // log V, the histograms of the activations layer by layer, and during the
-// first steps the ratio of each update to the weights it changes. This
+// first steps the ratio of each update to the weights it changes. It starts
+// from why a layer's weights have the scale they do (LeCun, Xavier, Kaiming,
+// and tanh's saturation), measured on a deep MLP. Then this
 // lesson runs those checks on the project's GPT (nn/gpt.h), with the
 // initialisation of nn/gpt.cpp and with its two scalings undone (the head's
 // 0.1 and the residual projections' 1/sqrt(2 layers)), which lesson 10 showed
@@ -22,6 +24,9 @@
 #include "nn/optim.h"
 #include "notebooks/notebook.h"
 #include "ops/ops.h"
+#include "train/config.h"
+#include "train/text_task.h"
+#include "train/trainer.h"
 
 using ag::Tape;
 using ag::Var;
@@ -35,6 +40,117 @@ void histogram(const arma::vec& v, double lo, double hi, arma::uword bins, std::
 }
 
 // %% [markdown]
+// ## Before the GPT: the scale of a layer's weights
+//
+// makemore part 3 starts from a plain stack of Linear layers and tanh, and so
+// do we. Take one layer, $y_j = \sum_i x_i W_{ij}$ over $n_\mathrm{in}$ inputs, with
+// inputs and weights independent, of mean zero, and variances $\sigma_x^2$ and
+// $\sigma_W^2$. A sum of independent terms adds their variances:
+//
+// $$\mathrm{var}(y_j) = n_\mathrm{in}\, \sigma_W^2\, \sigma_x^2 .$$
+//
+// To pass the signal on at the same size, $\sigma_W^2 = 1 / n_\mathrm{in}$ (LeCun et al.
+// 1998). Backward runs the same sum the other way, $dx_i = \sum_j W_{ij}\, dy_j$ over
+// $n_\mathrm{out}$ outputs, and keeps the gradient's size when $\sigma_W^2 = 1 / n_\mathrm{out}$.
+// **Xavier** (Glorot and Bengio 2010) takes the compromise
+// $\sigma_W^2 = 2 / (n_\mathrm{in} + n_\mathrm{out})$, drawn uniform in
+// $\pm\sqrt{6 / (n_\mathrm{in} + n_\mathrm{out})}$ (a uniform on $\pm a$ has variance $a^2 / 3$).
+// A ReLU zeroes half of a symmetric input and so halves its second moment;
+// **Kaiming** (He et al. 2015) doubles the variance to make up for it,
+// $\sigma_W^2 = 2 / n_\mathrm{in}$, which is `nn/linear`'s default for the MLPs (lesson 06).
+// tanh is the identity near 0 but squashes everything beyond about $\pm 2$,
+// so a gain above 1 is needed to keep its layers' outputs from shrinking; PyTorch
+// (`calculate_gain`) and makemore use 5/3.
+//
+// Too large a scale is worse than too small for tanh: a pre-activation of
+// size 10 puts tanh at $\pm 1$, where its derivative $1 - \tanh^2$ is
+// about zero, and the gradient through that unit vanishes (makemore counts the
+// units with $|\tanh| > 0.97$ as saturated). Below, eight tanh layers of width 128
+// on 512 inputs drawn from $N(0, 1)$, with $W$ drawn from $N(0, \sigma_W^2)$ at three
+// scales: $\sigma_W = 1$, $1 / \sqrt{n_\mathrm{in}}$ and $(5/3) / \sqrt{n_\mathrm{in}}$;
+// and the same stack with ReLU at $1 / n_\mathrm{in}$ and Kaiming's $2 / n_\mathrm{in}$.
+// For each layer: the activations' size (rms), the share of saturated tanh units, and
+// the sd of the loss's gradient with respect to the layer's weights (the loss
+// is the mean of the last layer's output times a fixed random matrix).
+
+// %%
+const arma::uword kDeepWidth = 128, kDeepLayers = 8;
+
+struct DeepStats {
+  std::vector<double> sd, saturated, slope, grad_sd;  // one entry per layer
+};
+
+DeepStats deep_stack(double sd_w, bool use_tanh) {
+  ag::Rng rng(21);
+  Tape tape;
+  Var h = tape.constant(rng.normal(512, kDeepWidth, 1.0));
+  std::vector<Var> weights, outputs;
+  for (arma::uword l = 0; l < kDeepLayers; ++l) {
+    weights.push_back(tape.leaf(rng.normal(kDeepWidth, kDeepWidth, sd_w), "W" + std::to_string(l)));
+    h = ag::matmul(h, weights.back());
+    h = use_tanh ? ag::tanh(h) : ag::relu(h);
+    outputs.push_back(h);
+  }
+  tape.backward(ag::mean(h * tape.constant(rng.normal(512, kDeepWidth, 1.0))));
+  DeepStats s;
+  for (arma::uword l = 0; l < kDeepLayers; ++l) {
+    const arma::vec out = arma::vectorise(outputs[l].value());
+    s.sd.push_back(std::sqrt(arma::mean(arma::square(out))));  // about 0 mean; ReLU's second moment
+    s.saturated.push_back(double(arma::accu(arma::abs(out) > 0.97)) / double(out.n_elem));
+    s.slope.push_back(arma::mean(1 - arma::square(out)));  // tanh's local derivative, on average
+    s.grad_sd.push_back(arma::stddev(arma::vectorise(weights[l].grad())));
+  }
+  return s;
+}
+
+NB_CELL {
+  const double fan = double(kDeepWidth);
+  const DeepStats big = deep_stack(1.0, true), lecun = deep_stack(1 / std::sqrt(fan), true),
+                  gain = deep_stack(5.0 / 3.0 / std::sqrt(fan), true);
+  const DeepStats relu_half = deep_stack(std::sqrt(1 / fan), false), kaiming = deep_stack(std::sqrt(2 / fan), false);
+  std::printf("tanh layers:  rms(h) and %% saturated            |  sd of dL/dW          | ReLU: rms(h)\n");
+  std::printf("layer   sW=1        1/sqrt(n)    (5/3)/sqrt(n) |  sW=1      (5/3)/sqrt(n)| 1/n      2/n\n");
+  for (arma::uword l = 0; l < kDeepLayers; ++l) {
+    std::printf("%5llu  %.3f %4.0f%%  %.3f %4.1f%%  %.3f %4.1f%%  | %9.3g  %9.3g | %.4f  %.4f\n",
+                (unsigned long long)(l + 1), big.sd[l], 100 * big.saturated[l], lecun.sd[l], 100 * lecun.saturated[l],
+                gain.sd[l], 100 * gain.saturated[l], big.grad_sd[l], gain.grad_sd[l], relu_half.sd[l], kaiming.sd[l]);
+  }
+  const std::size_t last = kDeepLayers - 1;
+  bool all_saturated = true;
+  for (double f : big.saturated) all_saturated = all_saturated && f > 0.75;
+  nb::check(all_saturated, "sW = 1: over 75% of the tanh units are saturated in every layer");
+  std::printf("mean of tanh's derivative 1 - h^2 at layer 8: sW = 1 %.3f, (5/3)/sqrt(n) %.3f\n", big.slope[last],
+              gain.slope[last]);
+  std::printf("sd of dL/dW, layer 1 over layer 8: sW = 1 %.0f, (5/3)/sqrt(n) %.2f\n", big.grad_sd[0] / big.grad_sd[last],
+              gain.grad_sd[0] / gain.grad_sd[last]);
+  nb::check(big.slope[last] < 0.2 && gain.slope[last] > 0.4,
+            "tanh's mean derivative: under 0.2 at sW = 1, over 0.4 at the gain 5/3");
+  nb::check(big.grad_sd[0] > 100 * big.grad_sd[last] && gain.grad_sd[0] < 4 * gain.grad_sd[last],
+            "dL/dW from layer 8 to layer 1: grows over 100x at sW = 1, under 4x at the gain 5/3");
+  nb::check(lecun.sd[last] < 0.6 * lecun.sd[0], "1/sqrt(n): tanh shrinks the activations, layer 8 under 0.6x layer 1");
+  nb::check(gain.sd[last] > 0.8 * gain.sd[0] && gain.saturated[last] < 0.1,
+            "(5/3)/sqrt(n): layer 8 keeps over 0.8x layer 1's size, under 10% saturated");
+  nb::check(relu_half.sd[last] > 1.0 / 32 && relu_half.sd[last] < 1.0 / 8,
+            "ReLU, 1/n: the second moment halves at each layer, layer 8's rms within 2x of 2^-4 = 1/16");
+  nb::check(kaiming.sd[last] > 0.5 * kaiming.sd[0] && kaiming.sd[last] < 2 * kaiming.sd[0],
+            "ReLU, Kaiming 2/n: layer 8 within 2x of layer 1");
+}
+
+// %% [markdown]
+// The measurements follow the derivation. At $\sigma_W = 1$ most units are
+// saturated in every layer and tanh's derivative is near 0 on average: a unit
+// saturated for every input would never learn (a dead unit). The gradient
+// that does flow back is multiplied at every layer by a $W$ of size
+// $\sqrt{n_\mathrm{in}}$ as well as by $1 - \tanh^2$, and here the product is
+// above 1: the weights' gradients grow over a hundredfold from the last layer
+// to the first (printed above), so no one learning rate suits every layer. At
+// the gain 5/3 they stay within a small factor. At $1 / \sqrt{n_\mathrm{in}}$ tanh's squashing shrinks
+// the signal layer by layer; 5/3 keeps it. With ReLU, $1 / n_\mathrm{in}$ halves the
+// second moment at each layer ($2^{-8}$ after eight, so an rms of about
+// $2^{-4} = 1/16$ from inputs of rms 1) and Kaiming's $2 / n_\mathrm{in}$ holds it. A norm (lesson
+// 06, lesson 10) makes a stack far less sensitive to all this, which is
+// why the GPT below cares about only two scales, the head's and the residual projections'.
+//
 // ## The residual stream, block by block
 //
 // Twelve blocks without norms (placement none: nothing rescales the stream) of
@@ -154,6 +270,46 @@ NB_CELL {
 // model starts out confident and wrong, and its first steps go to shrinking
 // the head instead of learning.
 //
+// ## The same check in any run
+//
+// `ag::train`, and with it `autograd train`, writes its first metrics row
+// before the first step: step 0, with the validation loss of the untrained
+// model and the first batch's loss (metrics.csv's first row and the log's
+// first line). So the first check can be read off any run. Below, the default
+// GPT run (`autograd train --model gpt`, 4 blocks of width 64 on the words),
+// stopped as soon as that row is written.
+
+// %%
+struct StopAtStepZero {};
+
+// Row 0 of a run of `config`: the trainer's loss before any step (train/trainer.h).
+ag::Metrics step_zero(const ag::RunConfig& config) {
+  ag::Metrics row;
+  ag::TrainCallbacks callbacks;
+  callbacks.on_eval = [&row](const ag::Metrics& m) {
+    row = m;
+    throw StopAtStepZero{};
+  };
+  ag::TextTask task(config, ag::prepare_lm_data(config));
+  try {
+    ag::train(config, task, callbacks);
+  } catch (const StopAtStepZero&) {
+  }
+  return row;
+}
+
+NB_CELL {
+  ag::RunConfig config = ag::gpt_config();
+  config.threads = 1;
+  const ag::Metrics row = step_zero(config);
+  std::printf("step %lld, epoch %g: first batch's loss %.4f, validation loss %.4f (log 27 = %.4f)\n", row.step,
+              row.epoch, row.train_loss, row.val_loss, std::log(27.0));
+  nb::check(row.step == 0 && row.epoch == 0, "the run's first row is step 0, before any step");
+  nb::check(std::abs(row.val_loss - std::log(27.0)) < 0.05, "step 0: the validation loss is within 0.05 of log 27");
+  nb::check(std::abs(row.train_loss - std::log(27.0)) < 0.05, "step 0: the first batch's loss is within 0.05 of log 27");
+}
+
+// %% [markdown]
 // ## Update-to-data ratios
 //
 // makemore's last check runs during training: for each weight matrix, the
@@ -221,6 +377,9 @@ NB_CELL {
 //
 // ## What to remember
 //
+// - A layer passes on $n_\mathrm{in} \sigma_W^2$ times its input's variance: $1/n_\mathrm{in}$ keeps a linear
+//   stack level, Kaiming's $2/n_\mathrm{in}$ a ReLU stack, a gain of 5/3 a tanh stack; too large a scale
+//   saturates tanh and its gradient vanishes.
 // - Check the first loss against log V before training: far above it means confident wrong logits.
 // - A histogram of each layer's output shows a stream that grows with depth; 1/sqrt(2 layers) on the
 //   residual projections keeps it level.
@@ -239,3 +398,6 @@ NB_CELL {
 // 4. (medium) The head's ratio falls from 0.2 at step 1 to 0.011 at step 100, faster
 //    than the others. Use the rule ratio = lr / sd(W): what must have happened
 //    to sd(head.weight)? Print it every 10 steps to check.
+// 5. (easy) In the deep tanh stack, which $\sigma_W$ would Xavier's uniform draw give for
+//    width 128, and which way should the activations' size move from layer to layer? Run
+//    `deep_stack` with it to check.
