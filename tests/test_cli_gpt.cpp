@@ -74,9 +74,10 @@ BOOST_AUTO_TEST_CASE(train_gpt_writes_the_files_and_prints_the_baseline_then_sam
   BOOST_TEST(has(r.out, "x the bigram baseline"), r.out);
   for (const char* f : {"metrics.csv", "model.ckpt", "curves.png"}) BOOST_TEST(fs::exists(out + "/" + f), f);
   const std::vector<std::string> csv = lines_of(slurp(out + "/metrics.csv"));
-  BOOST_TEST_REQUIRE(csv.size() == 1 + 2 * 4u);
+  BOOST_TEST_REQUIRE(csv.size() == 1 + 1 + 2 * 4u);  // the header, step 0, 4 evaluations an epoch
   BOOST_TEST(csv[0] == "step,epoch,train_loss,val_loss,seconds");
-  BOOST_TEST(csv[8].rfind("10,2,", 0) == 0u, csv[8]);
+  BOOST_TEST(csv[1].rfind("0,0,", 0) == 0u, csv[1]);
+  BOOST_TEST(csv[9].rfind("10,2,", 0) == 0u, csv[9]);
   BOOST_TEST(slurp(out + "/curves.png").rfind("\x89PNG", 0) == 0u);
 
   const std::string sample = "sample --model " + out + "/model.ckpt --count 7 --seed 3 --max-length 12";
@@ -119,7 +120,7 @@ BOOST_AUTO_TEST_CASE(compare_gpt_composed_and_fused_agree_and_placements_overlay
   BOOST_TEST_REQUIRE(place.status == 0, place.out + place.err);
   for (const char* label : {"pre: step 10/10", "post: step 10/10", "none: step 10/10"}) BOOST_TEST(has(place.out, label), place.out);
   const std::vector<std::string> csv = lines_of(slurp(path("cmp-place") + "/metrics.csv"));
-  BOOST_TEST(csv.size() == 1 + 3 * 8u);
+  BOOST_TEST(csv.size() == 1 + 3 * 9u);
   BOOST_TEST(csv[0] == "run,step,epoch,train_loss,val_loss,seconds");
   BOOST_TEST(fs::exists(path("cmp-place") + "/curves.png"));
 }

@@ -101,7 +101,8 @@ BOOST_AUTO_TEST_CASE(train_writes_metrics_plot_and_checkpoint_and_eval_reads_it)
   BOOST_TEST(r.out.find("epoch 3/3") != std::string::npos, r.out);
   BOOST_TEST(r.out.find('\r') == std::string::npos);  // not a terminal: plain lines, no progress bar
   const std::string csv = slurp(out + "/metrics.csv");
-  BOOST_TEST(lines(csv) == 4);
+  BOOST_TEST(lines(csv) == 5);  // the header, epoch 0 (before any step), epochs 1-3
+  BOOST_TEST(r.out.find("epoch 0/3") != std::string::npos, r.out);  // the log starts before any step
   BOOST_TEST(csv.rfind("epoch,train_loss,val_loss,train_accuracy,val_accuracy,seconds\n", 0) == 0);
   BOOST_TEST(slurp(out + "/model.ckpt").rfind("AGRADCKP", 0) == 0);
   if (r.out.find("wrote " + out + "/curves.png") != std::string::npos) {

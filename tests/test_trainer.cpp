@@ -1,5 +1,6 @@
 // The one trainer (train/trainer.h) on a task made up here: its callbacks come
-// in order (steps, an evaluation every half epoch, the checkpoint last), the
+// in order (an evaluation before the first step, steps, an evaluation every half
+// epoch, the checkpoint last), the
 // rows say where they were taken, the schedule is set before every step; and
 // the configuration refuses a bad value once, with one line naming the field.
 #define BOOST_TEST_MODULE trainer
@@ -76,13 +77,13 @@ BOOST_AUTO_TEST_CASE(callbacks_come_in_order_and_rows_say_where_they_were_taken)
   };
   const std::vector<ag::Metrics> history = ag::train(config(), task, callbacks);
   const std::vector<std::string> expected = {
-      "step 1.1/4", "step 1.2/4", "eval", "step 1.3/4", "step 1.4/4", "eval",
+      "eval", "step 1.1/4", "step 1.2/4", "eval", "step 1.3/4", "step 1.4/4", "eval",
       "step 2.1/4", "step 2.2/4", "eval", "step 2.3/4", "step 2.4/4", "eval", "checkpoint w at step 8"};
   BOOST_TEST(task.events == expected, tt::per_element());
-  BOOST_TEST_REQUIRE(history.size() == 4u);
-  BOOST_TEST_REQUIRE(seen.size() == 4u);
-  const std::vector<long long> steps = {2, 4, 6, 8};
-  const std::vector<double> epochs = {0.5, 1.0, 1.5, 2.0};
+  BOOST_TEST_REQUIRE(history.size() == 5u);
+  BOOST_TEST_REQUIRE(seen.size() == 5u);
+  const std::vector<long long> steps = {0, 2, 4, 6, 8};
+  const std::vector<double> epochs = {0, 0.5, 1.0, 1.5, 2.0};
   for (std::size_t i = 0; i < history.size(); ++i) {
     BOOST_TEST(history[i].step == steps[i]);
     BOOST_TEST(history[i].epoch == epochs[i]);
@@ -91,6 +92,27 @@ BOOST_AUTO_TEST_CASE(callbacks_come_in_order_and_rows_say_where_they_were_taken)
   }
   BOOST_TEST(history.back().val_loss < history.front().val_loss);  // w moved towards 4.5
   BOOST_TEST(task.w.value()(0) > 1.0);
+}
+
+// makemore's first check (the first loss against log V) needs the loss before any step:
+// row 0 holds it, the validation set's and the first batch's, both at the initial weights.
+BOOST_AUTO_TEST_CASE(the_first_row_is_step_0_the_loss_before_any_step) {
+  FakeTask task;
+  ag::TrainCallbacks callbacks;
+  double first_batch = std::nan("");
+  callbacks.on_step = [&](const ag::StepInfo& s) {
+    if (s.epoch == 1 && s.step == 1) first_batch = s.loss;  // the first batch's loss at w = 0
+  };
+  const std::vector<ag::Metrics> history = ag::train(config(), task, callbacks);
+  BOOST_TEST_REQUIRE(history.size() == 5u);
+  BOOST_TEST(history[0].step == 0);
+  BOOST_TEST(history[0].epoch == 0.0);
+  BOOST_TEST(history[0].val_loss == 28.5);  // mean of r^2 over 0..9: w = 0, before any step
+  BOOST_TEST(history[0].train_loss == first_batch);
+  BOOST_TEST(history[0].train_accuracy == 1.0);
+  BOOST_TEST(history[1].val_loss < history[0].val_loss);
+  const std::string csv = ag::metrics_csv(history, ag::TimeAxis::Step);
+  BOOST_TEST(csv.substr(csv.find('\n') + 1, 4) == "0,0,");  // the CSV's first row is step 0, epoch 0
 }
 
 BOOST_AUTO_TEST_CASE(one_or_two_threads_give_the_same_bits) {
@@ -114,7 +136,8 @@ BOOST_AUTO_TEST_CASE(a_nan_loss_stops_before_the_step_and_names_it) {
     BOOST_TEST(std::string(e.what()) == "the loss became NaN at epoch 1, step 1 of 4 (try a smaller learning rate)");
   }
   BOOST_TEST(task.w.value()(0) == 0.0);  // no update from a NaN gradient
-  BOOST_TEST(task.events.empty());       // and no evaluation
+  const std::vector<std::string> only_before = {"eval"};
+  BOOST_TEST(task.events == only_before, tt::per_element());  // and no evaluation after step 0's
 }
 
 BOOST_AUTO_TEST_CASE(the_config_refuses_a_bad_value_with_one_line_naming_the_field) {

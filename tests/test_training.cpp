@@ -47,7 +47,8 @@ BOOST_AUTO_TEST_CASE(moons_reach_97_percent_validation_accuracy_in_15_epochs) {
   c.lr = 0.01;
   c.epochs = 15;
   const Run run = train(c);
-  BOOST_TEST(run.history.size() == 15u);
+  BOOST_TEST(run.history.size() == 16u);  // step 0, then one row an epoch
+  BOOST_TEST(run.history.front().epoch == 0.0);
   BOOST_TEST(run.history.back().val_accuracy >= 0.97);
   BOOST_TEST(run.history.back().train_loss < run.history.front().train_loss);
   BOOST_TEST(run.history.back().epoch == 15.0);

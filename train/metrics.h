@@ -1,7 +1,9 @@
 // The one metrics row of a run, and its text: the CSV files and the one-line summaries.
 //
-// A run evaluates after every epoch (the MLP) or a few times an epoch (the
-// GPT); each evaluation is one Metrics row. Its curves are drawn and written
+// A run evaluates before its first step (row 0: the validation loss and the
+// first batch's loss at the initial weights, makemore's "first loss against
+// log V"), then after every epoch (the MLP) or a few times an epoch (the GPT);
+// each evaluation is one Metrics row. Its curves are drawn and written
 // against epochs or steps: the TimeAxis.
 #pragma once
 

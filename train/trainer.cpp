@@ -52,6 +52,7 @@ class Loop {
   StepResult step(const arma::uvec& batch);
   void epoch(long long e, const std::vector<arma::uvec>& batches);
   void evaluate(long long e, std::size_t s, std::size_t steps);
+  void record_step_zero(const StepResult& first);
 
   const RunConfig& config_;
   TrainingTask& task_;
@@ -62,6 +63,8 @@ class Loop {
   Schedule schedule_;
   long long steps_ = 0;
   Running interval_;  // since the last evaluation: a point's train loss
+  Evaluation initial_;         // the validation set before the first step: row 0's
+  double initial_seconds_ = 0;
   std::vector<Metrics> history_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
@@ -104,6 +107,7 @@ void Loop::epoch(long long e, const std::vector<arma::uvec>& batches) {
                              std::to_string(e) + ", step " + std::to_string(s + 1) + " of " +
                              std::to_string(batches.size()) + " (try a smaller learning rate)");
     }
+    if (steps_ == 1) record_step_zero(r);
     so_far.add(r);
     interval_.add(r);
     if (callbacks_.on_step) {
@@ -126,9 +130,20 @@ void Loop::evaluate(long long e, std::size_t s, std::size_t steps) {
   if (callbacks_.on_eval) callbacks_.on_eval(history_.back());
 }
 
+// Row 0, the loss before any step (makemore's first check, against log V): the
+// validation set's, and the first batch's at the initial weights (that step's
+// forward, so no batch is drawn twice and no random stream moves).
+void Loop::record_step_zero(const StepResult& first) {
+  const double accuracy = task_.classifies() ? first.correct / first.weight : kNaN;
+  history_.push_back({0, 0.0, first.loss, initial_.loss, accuracy, initial_.accuracy, initial_seconds_});
+  if (callbacks_.on_eval) callbacks_.on_eval(history_.back());
+}
+
 std::vector<Metrics> Loop::run() {
   Rng batch_rng(derive_seed(config_.seed, 4));
   start_ = std::chrono::steady_clock::now();
+  initial_ = task_.evaluate(shards_);
+  initial_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   for (long long e = 1; e <= config_.epochs; ++e) {
     const arma::uword n = task_.train_size(), batch = static_cast<arma::uword>(config_.batch_size);
     epoch(e, shuffled_batches(n, batch, batch_rng));

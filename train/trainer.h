@@ -27,8 +27,9 @@ struct StepInfo {
   double loss, accuracy;     // running means over the epoch so far (accuracy NaN without classes)
 };
 
-// Progress (a bar), metrics (a row per evaluation) and checkpoints (after the
-// last evaluation, with the trained task). Each may be empty.
+// Progress (a bar), metrics (row 0 before the first step, then a row per
+// evaluation) and checkpoints (after the last evaluation, with the trained
+// task). Each may be empty.
 struct TrainCallbacks {
   std::function<void(const StepInfo&)> on_step;
   std::function<void(const Metrics&)> on_eval;
