@@ -84,7 +84,7 @@ NB_CELL {
   std::printf("largest |dz by hand - dz by the tape|: %.2g\n", arma::abs(dz_by_hand - logits.grad()).max());
   nb::check_close("the cross-entropy by hand against ag::softmax_cross_entropy", loss.item(), by_hand, 1e-14);
   nb::check_close("dL/dz = (softmax(z) - one_hot(y)) / N, by hand against the tape", logits.grad(), dz_by_hand, 1e-15);
-  nb::check(arma::abs(arma::sum(logits.grad(), 1)).max() < 1e-16, "each row of the gradient sums to 0");
+  nb::check(arma::abs(arma::sum(logits.grad(), 1)).max() < 1e-15, "each row of the gradient sums to 0");
 
   Tape flat;
   const double uniform = ag::softmax_cross_entropy(flat.constant(arma::mat(n, classes, arma::fill::value(3.7))), y).item();
@@ -215,11 +215,12 @@ NB_CELL {
 }
 
 // %% [markdown]
-// SGD and momentum are the library's formulas written the same way, and come
-// out equal to the last bit here. Adam is the textbook arrangement above, while
-// nn/optim computes PyTorch's $\mathrm{lr} / (1 - \beta_1^t) \cdot m / (\sqrt{v} / \sqrt{1 - \beta_2^t} + \epsilon)$:
-// the same number rounded differently, so the two differ by at most an ulp or
-// so of the weights (the printed difference), never by more than 1e-15.
+// SGD and momentum are the library's formulas written the same way. Adam is
+// the textbook arrangement above, while nn/optim computes PyTorch's
+// $\mathrm{lr} / (1 - \beta_1^t) \cdot m / (\sqrt{v} / \sqrt{1 - \beta_2^t} + \epsilon)$:
+// the same number rounded differently, so the two may differ in the last bit
+// of a weight (the printed differences; a build that fuses a multiply and an
+// add differently may print other last bits), and the check allows 1e-15.
 // Without the bias correction the first step would be $\sqrt{10} \approx 3.16$
 // times lr; with it, Adam's first step moves each weight by almost exactly lr
 // against the sign of its gradient (lesson 00 checks that).
@@ -490,7 +491,7 @@ NB_CELL {
 // scale of the activations. We test that claim directly. Multiply the initial
 // Linear weights by 0.1 ... 10 (1 is Kaiming's scale: uniform in
 // $\pm\sqrt{6 / \mathit{fan\_in}}$, variance $2 / \mathit{fan\_in}$, He et al. 2015; a ReLU passes on
-// half of its input's second moment, so fan_in x (2 / fan_in) x 1/2 = 1 keeps
+// half of its input's second moment, so $\mathit{fan\_in} \cdot (2 / \mathit{fan\_in}) \cdot \tfrac{1}{2} = 1$ keeps
 // the activations' size from layer to layer): all of them, or only
 // fc1's, the layer LayerNorm follows. Or multiply every pixel by 100. Each
 // point is the median over the five seeds of the training loss after 5 epochs.
@@ -580,7 +581,7 @@ NB_CELL {
 // ## Scale-invariant forward, scale-dependent training
 //
 // If the loss does not change when W is multiplied by s, its gradient with
-// respect to W is divided by s: L(s W) = L(W) gives s dL(sW) = dL(W). A larger
+// respect to W is divided by s: $L(sW) = L(W)$ gives $s \, \nabla L(sW) = \nabla L(W)$. A larger
 // W gets a smaller gradient. Adam then divides the gradient by its own running
 // size, so its steps are about lr in size whatever the gradient's scale: on a
 // weight matrix s times larger, the same step is a change s times smaller

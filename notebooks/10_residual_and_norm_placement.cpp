@@ -20,7 +20,7 @@
 // | none | x = x + f(x) | untouched, and nothing bounds x |
 //
 // `ag::TransformerBlock` (nn/transformer.h) builds all three from the same
-// weights; its attention is lesson 09's (causal, 4 heads, scaled by sqrt(d)),
+// weights; its attention is lesson 09's (causal, 4 heads, scaled by $\sqrt{d}$),
 // and lesson 11 builds the whole GPT step by step. We look at the derivative first (one block, then a deep stack),
 // then at the gradient each layer of a 12-block GPT gets at initialisation,
 // then at short training runs.
@@ -177,7 +177,7 @@ NB_CELL {
 // whose medians sit near 1. We build
 // 12 blocks of width 16 four ways from the same weights: attention and FFN
 // chained without residuals, and `TransformerBlock` with placement none, pre
-// and post (LayerNorm, gamma = 1 and beta = 0 as at initialisation), and
+// and post (LayerNorm, $\gamma = 1$ and $\beta = 0$ as at initialisation), and
 // compare the singular values of the whole stack's 64 x 64 Jacobian.
 
 // %%
@@ -340,10 +340,10 @@ NB_CELL {
 // ## The first loss, and what the initialisation does to it
 //
 // An untrained model should be unsure: every token about equally likely, a
-// loss of log 27 = 3.30 nats (makemore part 3's first check). `ag::Gpt` is
+// loss of $\log 27 = 3.30$ nats (makemore part 3's first check). `ag::Gpt` is
 // initialised for that (nn/gpt.cpp): the head's weights are scaled by 0.1, so
 // the first logits are near 0, and the two projections of each block that
-// write into the residual stream are scaled by 1/sqrt(2 x 12) as in GPT-2
+// write into the residual stream are scaled by $1/\sqrt{2 \times 12}$ as in GPT-2
 // (Radford et al. 2019, sec. 2.3: "scale the weights of residual layers at
 // initialization by a factor of 1/sqrt(N) where N is the number of residual
 // layers"), so
@@ -637,9 +637,9 @@ NB_CELL {
 //    model whose gradients are uneven across layers, trained with Adam?
 // 4. (hard) With the old initialisation the "none" model starts with a loss of 19
 //    nats. Where does the scale come from? Measure the standard deviation of
-//    the residual stream after each block, with and without the 1/sqrt(2
-//    layers) scaling, and relate it to the number of blocks.
+//    the residual stream after each block, with and without the
+//    $1/\sqrt{2 \cdot \text{layers}}$ scaling, and relate it to the number of blocks.
 // 5. (medium) `ag::Gpt` ends both placements with a final LayerNorm `norm_f` before
 //    the head. In post-LN the last block already ends with a LayerNorm: what
-//    does a second one in a row change (gamma = 1, beta = 0)? Why does pre-LN
+//    does a second one in a row change ($\gamma = 1$, $\beta = 0$)? Why does pre-LN
 //    need it, and what would the logits of a pre-LN GPT without it look like?

@@ -8,7 +8,7 @@
 // and tanh's saturation), measured on a deep MLP. Then this
 // lesson runs those checks on the project's GPT (nn/gpt.h), with the
 // initialisation of nn/gpt.cpp and with its two scalings undone (the head's
-// 0.1 and the residual projections' 1/sqrt(2 layers)), which lesson 10 showed
+// 0.1 and the residual projections' $1/\sqrt{2 \cdot \text{layers}}$), which lesson 10 showed
 // to be what the first loss needs.
 
 // %%
@@ -155,9 +155,9 @@ NB_CELL {
 //
 // Twelve blocks without norms (placement none: nothing rescales the stream) of
 // width 32, on 64 tokens whose embeddings have the GPT's scale (sd
-// sqrt(2 / 32), token plus position). After each block we measure the
+// $\sqrt{2 / 32}$, token plus position). After each block we measure the
 // standard deviation of the stream, with the residual projections as Xavier
-// draws them (Glorot and Bengio 2010) and scaled by 1/sqrt(24) as GPT-2 does
+// draws them (Glorot and Bengio 2010) and scaled by $1/\sqrt{24}$ as GPT-2 does
 // (Radford et al. 2019, sec. 2.3), and draw the histogram
 // of the stream after blocks 1, 6 and 12.
 
@@ -209,14 +209,14 @@ NB_CELL {
 // With Xavier's projections each block adds a contribution of about the
 // stream's own size, and the sublayers see an input that is already larger,
 // so the stream's spread grows faster and faster; the histogram after block
-// 12 is wide and clipped at +-6 here. Scaled by 1/sqrt(24), the 24
+// 12 is wide and clipped at $\pm 6$ here. Scaled by $1/\sqrt{24}$, the 24
 // contributions together add about as much variance as one would, and the
 // histogram after block 12 is the one after block 1.
 //
 // ## The first logits
 //
 // The head maps the last stream to 27 logits. A uniform guess has all logits
-// equal, a loss of log 27 = 3.30. Below, the logits of a 4-block GPT of
+// equal, a loss of $\log 27 = 3.30$. Below, the logits of a 4-block GPT of
 // width 64 (the default) at initialisation, on 64 words, as nn/gpt.cpp
 // initialises it and with the head 10 times larger (Xavier's draw).
 
@@ -364,9 +364,9 @@ NB_CELL {
 
 // %% [markdown]
 // Adam's step is about lr in size for every weight whatever its gradient
-// (lesson 06), so the ratio is about lr / sd(W): matrices with small weights
+// (lesson 06), so the ratio is about $\mathrm{lr} / \mathrm{sd}(W)$: matrices with small weights
 // move by a larger fraction of themselves. The head starts at a tenth of
-// Xavier's scale (sd 0.015), so its first ratio is about 3e-3 / 0.015 = 0.2,
+// Xavier's scale (sd 0.015), so its first ratio is about $3 \cdot 10^{-3} / 0.015 = 0.2$,
 // the largest, and it falls as the head grows (to 0.054 by step 100,
 // printed above) and Adam's steps shrink below lr. By step 100 every ratio sits
 // between 5e-3 and 1.5e-2, above makemore's rough 1e-3 (the dashed line): at
@@ -379,24 +379,24 @@ NB_CELL {
 //
 // - A layer passes on $n_\mathrm{in} \sigma_W^2$ times its input's variance: $1/n_\mathrm{in}$ keeps a linear
 //   stack level, Kaiming's $2/n_\mathrm{in}$ a ReLU stack, a gain of 5/3 a tanh stack; too large a scale
-//   saturates tanh and its gradient vanishes.
-// - Check the first loss against log V before training: far above it means confident wrong logits.
-// - A histogram of each layer's output shows a stream that grows with depth; 1/sqrt(2 layers) on the
+//   saturates tanh (its derivative near 0) and leaves the layers' gradients hundreds of times apart.
+// - Check the first loss against $\log V$ before training (a run's step 0): far above it means confident wrong logits.
+// - A histogram of each layer's output shows a stream that grows with depth; $1/\sqrt{2 \cdot \text{layers}}$ on the
 //   residual projections keeps it level.
-// - sd(update) / sd(weights) per step shows which layers learn fast and which slowly; with Adam it is
-//   about lr / sd(W).
+// - $\mathrm{sd}(\text{update}) / \mathrm{sd}(\text{weights})$ per step shows which layers learn fast and which slowly; with Adam it is
+//   about $\mathrm{lr} / \mathrm{sd}(W)$.
 //
 // ## Exercises
 //
 // 1. (easy) The head's scale sets the logits' sd exactly (the lesson checks x 10).
 //    For logits that are independent $N(0, s^2)$ across the 27 tokens, what is
 //    the expected loss to second order in s? Compare with the two losses printed.
-// 2. (medium) Repeat the stream measurement with 24 blocks and the scale 1/sqrt(48).
-//    Does the stream stay level? And with 1/sqrt(24) (the wrong depth)?
+// 2. (medium) Repeat the stream measurement with 24 blocks and the scale $1/\sqrt{48}$.
+//    Does the stream stay level? And with $1/\sqrt{24}$ (the wrong depth)?
 // 3. (medium) Change the learning rate to 3e-2 and 3e-4 in the last cell. How do the
-//    ratios move, and does the lr / sd(W) rule predict it?
+//    ratios move, and does the $\mathrm{lr} / \mathrm{sd}(W)$ rule predict it?
 // 4. (medium) The head's ratio falls from 0.2 at step 1 to 0.011 at step 100, faster
-//    than the others. Use the rule ratio = lr / sd(W): what must have happened
+//    than the others. Use the rule $\text{ratio} = \mathrm{lr} / \mathrm{sd}(W)$: what must have happened
 //    to sd(head.weight)? Print it every 10 steps to check.
 // 5. (easy) In the deep tanh stack, which $\sigma_W$ would Xavier's uniform draw give for
 //    width 128, and which way should the activations' size move from layer to layer? Run
