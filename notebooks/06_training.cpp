@@ -57,11 +57,11 @@ using ag::Var;
 // loss is the mean over its N rows, so each row's gradient is also divided by N.
 // One consequence is worth a check of its own: a model that knows nothing gives
 // every class the same logit, and its loss is $\log C$ (here $\log 10$). That
-// is the first loss to expect from an untrained model; lessons 10 and 13 check
+// is the first loss to expect from an untrained model; lessons 10 and 15 check
 // it on a GPT. `ag::softmax_cross_entropy` (ops/losses.cpp) builds the loss
 // from primitive ops and subtracts each row's largest logit before the
 // exponential, so large logits never overflow. Below, the formula by hand
-// against it and the gradient by hand against the tape's (lesson 14 does the
+// against it and the gradient by hand against the tape's (lesson 11 does the
 // same inside a whole network).
 
 // %%
@@ -234,7 +234,7 @@ NB_CELL {
 // `ag::train` also writes a row before its first step (step 0, the first row
 // of `autograd train`'s metrics.csv): the untrained model's loss. For this MLP
 // it is within 0.5 of log 10 but above it, because nothing scales its last
-// layer down and its first logits are not all equal (lesson 13 measures what
+// layer down and its first logits are not all equal (lesson 15 measures what
 // the scale of a last layer does to the first loss).
 //
 // The `weight_scale` and `input_scale` knobs multiply the initial Linear
@@ -367,7 +367,7 @@ NB_CELL {
 // after one epoch the model has not yet fitted its training images any better
 // than unseen ones. (Later, the training loss measured this way falls below
 // the validation loss: that gap is the generalisation gap. A gap alone is
-// not overfitting; lesson 15 keeps that word for a validation loss that
+// not overfitting; lesson 12 keeps that word for a validation loss that
 // stops falling or climbs while the training loss goes on falling.)
 
 // %%

@@ -1,7 +1,7 @@
 // %% [markdown]
 // # Lesson 08: memory, what each node saves for backward
 //
-// Backward needs values from the forward: d(a*b)/da = b, so `mul` must keep b
+// Backward needs values from the forward: $\partial(ab)/\partial a = b$, so `mul` must keep b
 // until backward runs. Every node keeps what its local derivative reads, and all
 // of it stays alive from the forward until backward. When training large models
 // on long sequences, that saved memory ("activations") is often larger than the
@@ -73,8 +73,8 @@ std::vector<std::size_t> readers_of(const Tape& tape, std::size_t id, std::size_
 // seeds write it: mean, var, sub, add_scalar, sqrt, div, mul, add. The last
 // column is what each node holds for its backward:
 //
-// - `var` keeps its input x: its derivative 2 (x - mean) / D is recomputed from x,
-// - `sqrt` keeps its output (d sqrt(u) = 1 / (2 sqrt(u))),
+// - `var` keeps its input x: its derivative $2 (x - \mathrm{mean}) / D$ is recomputed from x,
+// - `sqrt` keeps its output ($d\sqrt{u}/du = 1 / (2 \sqrt{u})$),
 // - `div` and `mul` keep both inputs,
 // - `add`, `sub`, `add_scalar`, `mean` keep nothing: their derivatives are constants.
 
@@ -147,7 +147,7 @@ NB_CELL {
 // ## The fused node
 //
 // The fused node saves its input x, gamma, and two numbers per row, the mean
-// and rstd = 1 / std. It recomputes xhat = (x - mean) * rstd in backward
+// and $\mathrm{rstd} = 1 / \mathrm{std}$. It recomputes $\hat{x} = (x - \mathrm{mean}) \cdot \mathrm{rstd}$ in backward
 // instead of storing it. That saves **capacity**, not memory traffic: to
 // recompute xhat the backward reads x, which is as large as the xhat it did
 // not store, so the bytes read are about the same either way. What it buys is
@@ -209,14 +209,14 @@ NB_CELL {
 
 // %% [markdown]
 // All four grow linearly with the number of tokens. The composed LayerNorm
-// keeps three N x D tensors: x (for `var`) and two intermediates of its own,
-// x - mean (for `div`) and xhat (for `mul`). The fused node keeps x plus
+// keeps three $N \times D$ tensors: x (for `var`) and two intermediates of its own,
+// $x - \mathrm{mean}$ (for `div`) and $\hat{x}$ (for `mul`). The fused node keeps x plus
 // 16 bytes per token (mean and rstd): about a third as much. (Leaving x out of
 // both counts would make the ratio look like several hundred, but x is not
 // free: no one else keeps it.)
 //
-// RMSNorm's composed graph keeps two N x D tensors, x (for `square` and `div`)
-// and x / rms (for `mul`): it has no centred copy, so its curve sits at 2/3 of
+// RMSNorm's composed graph keeps two $N \times D$ tensors, x (for `square` and `div`)
+// and $x / \mathrm{rms}$ (for `mul`): it has no centred copy, so its curve sits at 2/3 of
 // LayerNorm's. Its fused node keeps x plus one number per row, and lies on
 // LayerNorm's.
 //
@@ -258,11 +258,11 @@ NB_CELL {
 }
 
 // %% [markdown]
-// Before backward, the composed tape holds five N x D values (x, x - mean,
-// xhat, gamma * xhat and y), 5/3 of the three its backward will read; the
+// Before backward, the composed tape holds five $N \times D$ values ($x$, $x - \mathrm{mean}$,
+// $\hat{x}$, $\gamma \hat{x}$ and $y$), 5/3 of the three its backward will read; the
 // fused tape holds two (x and y), twice what its backward reads. Backward then
 // leaves a gradient beside every value, intermediate nodes included: the
-// composed tape ends at 10 N x D tensors, the fused one at 4. (PyTorch keeps
+// composed tape ends at 10 $N \times D$ tensors, the fused one at 4. (PyTorch keeps
 // gradients only for leaves and frees what each node saved once its backward
 // has run.) That is why a training loop clears the tape after every step, and
 // why what limits memory is everything alive at the peak, not only what
@@ -279,12 +279,12 @@ NB_CELL {
 // %% [markdown]
 // ## Exercises
 //
-// 1. (easy) Count by hand the bytes the composed RMSNorm saves for an N x D input,
+// 1. (easy) Count by hand the bytes the composed RMSNorm saves for an $N \times D$ input,
 //    node by node, and check your formula against the table at 4096 tokens.
 // 2. (medium) A Linear layer followed by GELU: who saves the Linear's output? Is a
 //    layer's output ever "free" for the next one, and when?
-// 3. (easy) Megatron-LM charges a LayerNorm 2sbh bytes (16-bit input). For s = 2048,
-//    b = 8, h = 4096, how many MB per LayerNorm? How much do mean and rstd add
+// 3. (easy) Megatron-LM charges a LayerNorm $2sbh$ bytes (16-bit input). For $s = 2048$,
+//    $b = 8$, $h = 4096$, how many MB per LayerNorm? How much do mean and rstd add
 //    in fp32?
 // 4. (medium) Activation checkpointing keeps only each block's input and recomputes the
 //    block's forward during backward. What does it cost in memory and in

@@ -38,7 +38,7 @@ arma::mat row_softmax(const arma::mat& m) {
   return e;
 }
 
-// The Frobenius norm of one row's softmax Jacobian, diag(y) - y y^T (lesson 11, exercise 1).
+// The Frobenius norm of one row's softmax Jacobian, diag(y) - y y^T (lesson 13, exercise 1).
 double jacobian_norm(const arma::rowvec& y) { return arma::norm(arma::diagmat(y) - y.t() * y, "fro"); }
 
 // What reaches q, for a random upstream gradient dW of the weights: the softmax's
@@ -137,7 +137,7 @@ NB_CELL {
 // (2017, section 3.2.1) give the "extremely small gradients" of a saturated
 // softmax as the reason for the scale; their footnote 4 is the variance
 // argument above.
-// (`ag::CausalSelfAttention` scales q once, before the product: lesson 11,
+// (`ag::CausalSelfAttention` scales q once, before the product: lesson 13,
 // exercise 2, says why.)
 //
 // ## The causal mask
@@ -145,7 +145,7 @@ NB_CELL {
 // A language model predicts token i + 1 from tokens 0 .. i, so token i must
 // not look at later tokens. The mask sets the scores above the diagonal to
 // -inf before the softmax; exp(-inf) = 0, so those weights are exactly 0 and
-// row i averages the values of tokens 0 .. i only. Lesson 11 builds a masked
+// row i averages the values of tokens 0 .. i only. Lesson 13 builds a masked
 // head from primitives and checks that no gradient crosses the mask; here we
 // only look at what it does to the weights of 5 tokens.
 

@@ -21,7 +21,7 @@
 //
 // `ag::TransformerBlock` (nn/transformer.h) builds all three from the same
 // weights; its attention is lesson 09's (causal, 4 heads, scaled by $\sqrt{d}$),
-// and lesson 11 builds the whole GPT step by step. We look at the derivative first (one block, then a deep stack),
+// and lesson 13 builds the whole GPT step by step. We look at the derivative first (one block, then a deep stack),
 // then at the gradient each layer of a 12-block GPT gets at initialisation,
 // then at short training runs.
 
@@ -350,7 +350,7 @@ NB_CELL {
 // the 24 terms the blocks add to the stream do not grow it with depth. Below,
 // the first loss on the batch above with each of the two scalings undone. (Any
 // training run reports the same check as its first metrics row, step 0, the
-// loss before any step; lesson 13 reads it there.)
+// loss before any step; lesson 15 reads it there.)
 
 // %%
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -458,7 +458,7 @@ NB_CELL {
 //
 // The same 12-block GPT, each placement from the same weights and the same
 // batches: Adam at a constant learning rate of 1e-3 with no warm-up (the
-// setting in which Xiong et al. 2020 say post-LN needs a warm-up; lesson 15
+// setting in which Xiong et al. 2020 say post-LN needs a warm-up; lesson 12
 // writes a warm-up and measures it), the gradient norm clipped to 1 (the
 // section above), 60 steps of 8 words. Then post-LN and pre-LN
 // again without clipping, and post-LN with a linear warm-up over 50 steps (a warm-up starts the

@@ -1,4 +1,4 @@
-// Sampling new lines from a trained character-level GPT (autograd sample, lesson 11).
+// Sampling new lines from a trained character-level GPT (autograd sample, lesson 13).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // %% [markdown]
-// # Lesson 12: precision, float32 against float64
+// # Lesson 14: precision, float32 against float64
 //
 // The engine computes in double, but GPUs train in float32 (and lower). Where
 // does float lose digits in LayerNorm? This lesson writes

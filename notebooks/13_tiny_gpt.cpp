@@ -1,15 +1,15 @@
 // %% [markdown]
-// # Lesson 11: a tiny GPT on the tape
+// # Lesson 13: a tiny GPT on the tape
 //
 // Everything a GPT computes is an op this project already has: matmul,
 // transpose, a causal mask, softmax, embeddings, LayerNorm, GELU (the
-// feed-forward's activation, x Phi(x) with Phi the normal CDF, Hendrycks and
+// feed-forward's activation, $x \, \Phi(x)$ with $\Phi$ the normal CDF, Hendrycks and
 // Gimpel 2016; lesson 10). This lesson
 // builds one attention head from those primitives and checks it against the
 // module `ag::CausalSelfAttention` (nn/attention.h), compares the composed
 // softmax with the fused one, lists what every node of a head keeps for
 // backward, and then trains a small GPT on words for a few seconds and
-// samples from it. Lesson 09 measured why the scores are divided by sqrt(d),
+// samples from it. Lesson 09 measured why the scores are divided by $\sqrt{d}$,
 // what heads and the causal mask do, and why positions are embedded; lesson
 // 10 measured where the norms go.
 //
@@ -100,7 +100,7 @@ NB_CELL {
 // %% [markdown]
 // ## Composed softmax against fused softmax
 //
-// `softmax_composed` is exp(x - logsumexp(x)), three nodes whose backward the
+// `softmax_composed` is $\exp(x - \mathrm{logsumexp}(x))$, three nodes whose backward the
 // tape derives; `softmax` is one node with the handwritten backward
 // $dx = y \odot (dy - \sum dy \odot y)$ that keeps only its output y (ops/softmax.h).
 // We run both on the same masked 16 x 16 scores (entries of standard
@@ -151,7 +151,7 @@ NB_CELL {
 //
 // The head of the first section, recorded once more, listed node by node
 // (check/listing.h): id, op, inputs, shape, and the bytes each node holds for
-// its backward. A matmul keeps both of its inputs (dA = dY B^T, dB = A^T dY);
+// its backward. A matmul keeps both of its inputs ($dA = dY \, B^T$, $dB = A^T dY$);
 // `cols`, `transpose`, the scale and the bias add keep nothing (their
 // derivatives are constants); `masked_fill` keeps where the mask is, as a
 // list of indices (16 bytes per masked entry: for a 16 x 16 causal mask, 120
@@ -257,12 +257,12 @@ NB_CELL {
 }
 
 // %% [markdown]
-// Before training the model is a uniform guess: its validation loss is log 27
+// Before training the model is a uniform guess: its validation loss is $\log 27$
 // to within a few hundredths. That is by design (nn/gpt.cpp): the head's
 // weights start at a tenth of their Xavier size (Glorot and Bengio 2010), so
 // the first logits are all near 0, and the residual projections are scaled by
-// 1/sqrt(2 layers) as in GPT-2 (Radford et al. 2019, sec. 2.3). makemore
-// (part 3) treats a first loss far above log V as a defect of
+// $1/\sqrt{2 \cdot \text{layers}}$ as in GPT-2 (Radford et al. 2019, sec. 2.3). makemore
+// (part 3) treats a first loss far above $\log V$ as a defect of
 // the initialisation: the model starts confidently wrong, and its first steps
 // are spent only on shrinking the logits. Lesson 10 measures what each of the
 // two scalings does.
@@ -370,7 +370,7 @@ NB_CELL {
 // ## Sampling
 //
 // `ag::sample_lines` (train/sampling.h) starts every word at the boundary
-// token, draws the next character from softmax(logits / temperature), and
+// token, draws the next character from $\mathrm{softmax}(\mathrm{logits} / \mathrm{temperature})$, and
 // stops at the next boundary. Lower temperatures sharpen the distribution
 // towards the likeliest characters.
 
@@ -411,7 +411,7 @@ NB_CELL {
 //   the composed graph its input as well, about twice the bytes in three times the nodes.
 // - In a head, only the matmuls, the mask and the softmax keep anything for backward.
 // - A GPT's training step is the same loop as any model's: forward, loss, backward, clip, Adam.
-// - An untrained model should score log V (3.30 for 27 tokens); a small head makes it so.
+// - An untrained model should score $\log V$ (3.30 for 27 tokens); a small head makes it so.
 // - Beating the bigram does not prove that attention works: compare with the count model that sees
 //   what the GPT would see without it (the character and its position), and ablate.
 
@@ -420,8 +420,8 @@ NB_CELL {
 //
 // 1. (medium) Derive the fused softmax backward $dx = y \odot (dy - \sum dy \odot y)$ from the
 //    Jacobian of softmax, $\mathrm{diag}(y) - y y^T$. Why is the output y all it needs?
-// 2. (medium) Why does the module scale q by 1/sqrt(d) before the product instead of
-//    scaling q k^T after it? Count the multiplications for a sequence of T
+// 2. (medium) Why does the module scale q by $1/\sqrt{d}$ before the product instead of
+//    scaling $q k^T$ after it? Count the multiplications for a sequence of T
 //    tokens, and say whether the gradients can differ.
 // 3. (medium) With the tape, compute d out(i) / d x(j) for the head of this lesson and
 //    show that it is zero for every j > i. Which nodes make it zero?

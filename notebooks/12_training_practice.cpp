@@ -1,19 +1,18 @@
-<!-- Rendered from notebooks/15_training_practice.cpp by `autograd notebook render`; edit the .cpp, not this file. -->
+// %% [markdown]
+// # Lesson 12: training practice
+//
+// Four things every training recipe sets besides the model: dropout, weight
+// decay, the learning-rate schedule, and a warm-up. Each is a few lines, and
+// this lesson writes them in those few lines on top of the tape and the
+// modules of nn/, with its own short training loops, and measures what each
+// does over several seeds:
+//
+// 1. dropout as a mask composed from the tape's ops, in training and in eval mode;
+// 2. weight decay as an L2 term in the loss against decoupled decay (AdamW), under Adam;
+// 3. schedules: constant, cosine, and a linear warm-up before the cosine;
+// 4. post-LN and pre-LN GPTs (lesson 10) at a high learning rate, with and without the warm-up.
 
-# Lesson 15: training practice
-
-Four things every training recipe sets besides the model: dropout, weight
-decay, the learning-rate schedule, and a warm-up. Each is a few lines, and
-this lesson writes them in those few lines on top of the tape and the
-modules of nn/, with its own short training loops, and measures what each
-does over several seeds:
-
-1. dropout as a mask composed from the tape's ops, in training and in eval mode;
-2. weight decay as an L2 term in the loss against decoupled decay (AdamW), under Adam;
-3. schedules: constant, cosine, and a linear warm-up before the cosine;
-4. post-LN and pre-LN GPTs (lesson 10) at a high learning rate, with and without the warm-up.
-
-```cpp
+// %%
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,22 +41,22 @@ Spread spread(const std::vector<double>& v) {
   const arma::vec a(v);
   return {arma::mean(a), v.size() > 1 ? arma::stddev(a) : 0.0};
 }
-```
 
-## Dropout: a mask, composed
+// %% [markdown]
+// ## Dropout: a mask, composed
+//
+// In training, dropout zeroes each activation with probability p and scales
+// the survivors by $1 / (1 - p)$ ("inverted" dropout, Srivastava et al. 2014 as
+// PyTorch implements it), so every activation keeps its expected value and
+// nothing has to change at evaluation, where dropout is the identity. On the
+// tape it is one constant and one `mul`: the mask is drawn, put on the tape
+// as a constant, and multiplied in. The backward of `mul` then sends the
+// gradient through the same mask: dropped activations get none, kept ones
+// get it scaled by $1 / (1 - p)$. The library's `ag::dropout`
+// (ops/indexing.h) is the same as one node; drawn from the same generator it
+// must give the same numbers.
 
-In training, dropout zeroes each activation with probability p and scales
-the survivors by 1 / (1 - p) ("inverted" dropout, Srivastava et al. 2014 as
-PyTorch implements it), so every activation keeps its expected value and
-nothing has to change at evaluation, where dropout is the identity. On the
-tape it is one constant and one `mul`: the mask is drawn, put on the tape
-as a constant, and multiplied in. The backward of `mul` then sends the
-gradient through the same mask: dropped activations get none, kept ones
-get it scaled by 1 / (1 - p). The library's `ag::dropout`
-(ops/indexing.h) is the same as one node; drawn from the same generator it
-must give the same numbers.
-
-```cpp
+// %%
 // Inverted dropout from the tape's ops: a constant mask of 0 and 1 / (1 - p), one mul.
 Var dropout_composed(Var x, double p, ag::Rng& rng, bool training) {
   if (!training || p == 0) return x;
@@ -95,29 +94,19 @@ NB_CELL {
   Var at_eval = dropout_composed(x, p, rng_a, false);
   nb::check(at_eval.id == x.id, "in eval mode dropout records nothing and returns x itself");
 }
-```
 
-```text
-check: the composed mask and ag::dropout, same generator: the same values: largest difference 0 (tolerance 0)  [ok]
-check: ... and the same gradient: largest difference 0 (tolerance 0)  [ok]
-kept 0.4990 of 20000 activations (expected 0.50, sd 0.0035); mean of y 2.0051, of x 1.9982
-check: the fraction kept is 1 - p within 4 standard deviations  [ok]
-check: kept activations are x / (1 - p); their gradient dy / (1 - p) = 0, expected 0 (tolerance 1e-12)  [ok]
-check: E[y] = x: the means agree within 4 standard deviations of the mask's noise  [ok]
-check: in eval mode dropout records nothing and returns x itself  [ok]
-```
+// %% [markdown]
+// ### Dropout against overfitting
+//
+// A network with more weights than examples can learn its training set by
+// heart; its validation loss then stops improving, or climbs: it overfits.
+// Dropout is meant to slow that down. We train Linear(64 -> 256),
+// ReLU, dropout, Linear(256 -> 10) on only 200 of the handwritten digits
+// (lesson 06's data; validation on 360 others) for 1500 Adam steps (lr 1e-3,
+// batches of 32), with p = 0 and p = 0.5, five seeds each. Losses are
+// measured in eval mode (no dropout) after training.
 
-### Dropout against overfitting
-
-A network with more weights than examples can learn its training set by
-heart; its validation loss then stops improving, or climbs: it overfits.
-Dropout is meant to slow that down. We train Linear(64 -> 256),
-ReLU, dropout, Linear(256 -> 10) on only 200 of the handwritten digits
-(lesson 06's data; validation on 360 others) for 1500 Adam steps (lr 1e-3,
-batches of 32), with p = 0 and p = 0.5, five seeds each. Losses are
-measured in eval mode (no dropout) after training.
-
-```cpp
+// %%
 const ag::Dataset digits = ag::make_dataset("digits", 0);
 ag::Rng split_rng(5);
 const ag::Split digit_split = ag::train_validation_split(digits, 0.2, split_rng);
@@ -226,55 +215,35 @@ NB_CELL {
   nb::check(spread(train[1]).mean > spread(train[0]).mean, "its training loss is the higher one (on average)");
   nb::check(spread(val[1]).sd < spread(val[0]).sd / 2, "and its validation loss varies under half as much from seed to seed");
 }
-```
 
-```text
-dropout     train loss (mean, sd)    val loss (mean, sd)    best val (mean, sd)
-p = 0.0           0.0027   0.0001        0.2045   0.0105        0.2025   0.0092
-p = 0.5           0.0045   0.0003        0.1930   0.0021        0.1893   0.0025
-```
+// %% [markdown]
+// Dropout learns more slowly: each step trains a random half of the hidden
+// units, so at step 300 its validation loss is still above the plain
+// network's. By step 1500 the plain network has all but memorised its 200
+// examples (training loss 0.003) and its validation loss has stopped
+// moving (0.2045 at step 1500, within 0.01 of step 1000's); dropout's goes on
+// falling slowly and ends lower in all five seeds
+// (0.193 against 0.204 on average), with a spread from seed to seed a fifth
+// as large. The gain is small here: this network barely overfits in loss,
+// with a validation loss that levels off rather than climbs.
+//
+// ## Weight decay: in the loss, or decoupled
+//
+// Weight decay pulls every weight towards zero. Written into the loss it is
+// L2 regularisation: $\mathrm{loss} + \frac{\lambda}{2} \sum w^2$, whose gradient adds $\lambda w$
+// to each weight's gradient. `ag::Adam` with `weight_decay = lambda` does that
+// addition itself (nn/optim.h), so the two must train identically. Decoupled
+// decay (Loshchilov and Hutter 2019, AdamW) instead multiplies each weight by
+// $1 - \mathrm{lr}\,\lambda$ at every step, outside the gradient. With plain SGD the two
+// are the same thing ($\mathrm{lr}\,\lambda w$ either way; the second check below). With
+// Adam they are not: Adam divides each gradient by its own running size, so
+// $\lambda w$ in the gradient is divided too. The clearest case is a weight the data never moves. In the
+// digits, a few pixels are 0 in every training image (most of the left
+// edge), so the row of fc1's weights that reads such a pixel gets no
+// gradient from the data.
+// We follow those rows for 300 steps, $\lambda = 0.01$, lr 1e-3.
 
-![dropout_validation.png](15_training_practice_files/dropout_validation.png)
-
-```text
-seeds where dropout ends with the lower validation loss: 5 of 5
-mean validation loss at step 300: 0.2609 without, 0.3054 with dropout
-check: at step 300 dropout is behind: its validation loss is higher  [ok]
-from step 1000 to 1500: 0.2045 -> 0.2045 without, 0.2002 -> 0.1930 with dropout
-check: without dropout the validation loss moves by under 0.01 from step 1000 on  [ok]
-check: with dropout it is still falling  [ok]
-check: after 1500 steps dropout's validation loss is the lower one in every seed (5 of 5)  [ok]
-check: its training loss is the higher one (on average)  [ok]
-check: and its validation loss varies under half as much from seed to seed  [ok]
-```
-
-Dropout learns more slowly: each step trains a random half of the hidden
-units, so at step 300 its validation loss is still above the plain
-network's. By step 1500 the plain network has all but memorised its 200
-examples (training loss 0.003) and its validation loss has stopped
-moving (0.2045 at step 1500, within 0.01 of step 1000's); dropout's goes on
-falling slowly and ends lower in all five seeds
-(0.193 against 0.204 on average), with a spread from seed to seed a fifth
-as large. The gain is small here: this network barely overfits in loss,
-with a validation loss that levels off rather than climbs.
-
-## Weight decay: in the loss, or decoupled
-
-Weight decay pulls every weight towards zero. Written into the loss it is
-L2 regularisation: $\mathrm{loss} + \frac{\lambda}{2} \sum w^2$, whose gradient adds $\lambda w$
-to each weight's gradient. `ag::Adam` with `weight_decay = lambda` does that
-addition itself (nn/optim.h), so the two must train identically. Decoupled
-decay (Loshchilov and Hutter 2019, AdamW) instead multiplies each weight by
-1 - lr lambda at every step, outside the gradient. With plain SGD the two
-are the same thing (lr lambda w either way; the second check below). With
-Adam they are not: Adam divides each gradient by its own running size, so
-lambda w in the gradient is divided too. The clearest case is a weight the data never moves. In the
-digits, a few pixels are 0 in every training image (most of the left
-edge), so the row of fc1's weights that reads such a pixel gets no
-gradient from the data.
-We follow those rows for 300 steps, lambda = 0.01, lr 1e-3.
-
-```cpp
+// %%
 // Plain SGD with decoupled decay, written out: p *= 1 - lr lambda, then p -= lr grad.
 struct SgdDecoupled : ag::Optimizer {
   double lambda;
@@ -348,57 +317,41 @@ NB_CELL {
   plot.add("Adam, L2 in the loss", steps, size_coupled).add("AdamW, decoupled", steps, size_decoupled);
   nb::draw(plot);
 }
-```
 
-```text
-check: L2 in the loss against Adam's weight_decay, fc1 after 50 steps: largest difference 0 (tolerance 1e-12)  [ok]
-check: SGD: L2 in the loss against decoupled decay, fc1 after 50 steps: largest difference 6.66e-16 (tolerance 1e-12)  [ok]
-pixels that are 0 in all 200 training images: 9 ( 0 8 16 24 31 32 39 48 56 )
-check: at least 3 pixels are 0 in every training image  [ok]
-mean |w| of the dead rows: 0.1558 at the start; after 300 steps 0.0183 (Adam, L2), 0.1554 (AdamW)
-check: AdamW: a weight without data gradient decays exactly as (1 - lr lambda)^300 = 1.2212453e-15, expected 0 (tolerance 1e-14)  [ok]
-check: Adam with L2: the same weights fall below 20% of their size  [ok]
-Adam with L2, lambda = 0.001: mean |w| of the dead rows after 300 steps 0.0183
-check: Adam with L2: a tenth of lambda gives the same decay (within 0.1%): Adam divides lambda out  [ok]
-Adam with L2: mean |w| falls by 0.0071 per step (log scale); lr / mean |w| at the start = 0.0064
-check: its rate of decay is lr / |w| within 25%, whatever lambda is  [ok]
-```
+// %% [markdown]
+// The decay in the loss and Adam's `weight_decay` agree to the last bit, as
+// they must: both add $\lambda w$ to the gradient before Adam sees it. Then the
+// difference. A weight whose only gradient is $\lambda w$ has Adam divide
+// $\lambda w$ by the running size of $\lambda w$, and $\lambda$ cancels: each step moves the
+// weight by about lr times w over the size of its recent values, so it
+// shrinks by a fixed fraction, about $\mathrm{lr} / |w|$ (0.0064 per step predicted,
+// 0.0071 measured), whatever $\lambda$ is; a tenth of $\lambda$ gives the same
+// curve. In 300 steps these weights fall to 12% of their size. AdamW's decay
+// is $(1 - \mathrm{lr}\,\lambda)$ per step, exactly, 0.997 in 300 steps, and it does
+// depend on $\lambda$. For a weight the data does move, Adam divides the L2 term
+// by the size of the whole gradient, data and decay together (exercise 3),
+// while decoupled decay shrinks every weight by the same factor whatever its
+// gradient: the same $\lambda$ means two different regularisers.
+//
+// ## Learning-rate schedules, and a warm-up
+//
+// A schedule gives the learning rate of each step. Three, written out, for a
+// run of `total` steps (s = 0 .. total - 1):
+//
+// $$
+// \begin{aligned}
+// &\text{constant:} && \mathrm{lr}(s) = \text{peak}
+// \\ &\text{cosine:} && \mathrm{lr}(s) = \min + (\text{peak} - \min) \, \frac{1 + \cos(\pi s / \text{total})}{2}
+// \\ &\text{warm-up, cosine:} && \mathrm{lr}(s) = \text{peak} \, \frac{s + 1}{\text{warmup}} \text{ for } s < \text{warmup},
+// \\ & && \text{then the cosine over the remaining total} - \text{warmup steps}
+// \end{aligned}
+// $$
+//
+// The cosine starts at the peak and ends near min; the warm-up climbs to the
+// peak linearly first. `ag::Schedule` (nn/schedule.h) has the same cosine,
+// per epoch, and must give the same numbers.
 
-![dead_weights.png](15_training_practice_files/dead_weights.png)
-
-The decay in the loss and Adam's `weight_decay` agree to the last bit, as
-they must: both add lambda w to the gradient before Adam sees it. Then the
-difference. A weight whose only gradient is lambda w has Adam divide lambda
-w by the running size of lambda w, and lambda cancels: each step moves the
-weight by about lr times w over the size of its recent values, so it
-shrinks by a fixed fraction, about lr / |w| (0.0064 per step predicted,
-0.0071 measured), whatever lambda is; a tenth of lambda gives the same
-curve. In 300 steps these weights fall to 12% of their size. AdamW's decay
-is (1 - lr lambda) per step, exactly, 0.997 in 300 steps, and it does
-depend on lambda. For a weight the data does move, Adam divides the L2 term
-by the size of the whole gradient, data and decay together (exercise 3),
-while decoupled decay shrinks every weight by the same factor whatever its
-gradient: the same lambda means two different regularisers.
-
-## Learning-rate schedules, and a warm-up
-
-A schedule gives the learning rate of each step. Three, written out, for a
-run of `total` steps (s = 0 .. total - 1):
-
-$$
-\begin{aligned}
-&\text{constant:} && \mathrm{lr}(s) = \text{peak}
-\\ &\text{cosine:} && \mathrm{lr}(s) = \min + (\text{peak} - \min) \, \frac{1 + \cos(\pi s / \text{total})}{2}
-\\ &\text{warm-up, cosine:} && \mathrm{lr}(s) = \text{peak} \, \frac{s + 1}{\text{warmup}} \text{ for } s < \text{warmup},
-\\ & && \text{then the cosine over the remaining total} - \text{warmup steps}
-\end{aligned}
-$$
-
-The cosine starts at the peak and ends near min; the warm-up climbs to the
-peak linearly first. `ag::Schedule` (nn/schedule.h) has the same cosine,
-per epoch, and must give the same numbers.
-
-```cpp
+// %%
 double constant_lr(double peak, int) { return peak; }
 
 double cosine_lr(double peak, double min_lr, int s, int total) {
@@ -435,32 +388,22 @@ NB_CELL {
   plot.add("constant", steps, constant).add("cosine", steps, cosine).add("warm-up 25, cosine", steps, warm);
   nb::draw(plot);
 }
-```
 
-```text
-check: our cosine against ag::Schedule's, every step (rounding) = 6.9388939e-18, expected 0 (tolerance 1e-16)  [ok]
-check: warm-up: step 0 runs at peak / warmup = 0.0012, expected 0.0012 (tolerance 1e-17)  [ok]
-check: warm-up: the last warm-up step reaches the peak = 0.03, expected 0.03 (tolerance 1e-17)  [ok]
-check: then the cosine starts from the peak = 0.03, expected 0.03 (tolerance 1e-17)  [ok]
-check: both cosines end below 0.1% of the peak  [ok]
-```
+// %% [markdown]
+// ## Post-LN and pre-LN, with and without the warm-up
+//
+// Xiong et al. (2020) argue that post-LN transformers need a warm-up: at
+// initialisation the gradients of post-LN's last layers are large, and a
+// large learning rate from the first step makes training unstable; pre-LN,
+// they find, trains without one. Lesson 10 trained at lr 1e-3, where a
+// 50-step warm-up only slowed post-LN down. Here the rate is high, 3e-2: a
+// 4-block GPT of width 32 (nn/gpt.h, the initialisation of nn/gpt.cpp), 100
+// Adam steps of 16 random words, no clipping, the cosine schedule with and
+// without a 25-step warm-up, post-LN and pre-LN, three seeds each (seed for
+// the weights and for the batches). The loss is measured on 256 validation
+// words after training.
 
-![schedules.png](15_training_practice_files/schedules.png)
-
-## Post-LN and pre-LN, with and without the warm-up
-
-Xiong et al. (2020) argue that post-LN transformers need a warm-up: at
-initialisation the gradients of post-LN's last layers are large, and a
-large learning rate from the first step makes training unstable; pre-LN,
-they find, trains without one. Lesson 10 trained at lr 1e-3, where a
-50-step warm-up only slowed post-LN down. Here the rate is high, 3e-2: a
-4-block GPT of width 32 (nn/gpt.h, the initialisation of nn/gpt.cpp), 100
-Adam steps of 16 random words, no clipping, the cosine schedule with and
-without a 25-step warm-up, post-LN and pre-LN, three seeds each (seed for
-the weights and for the batches). The loss is measured on 256 validation
-words after training.
-
-```cpp
+// %%
 const ag::TextData words = ag::load_words();
 ag::Rng text_split_rng(3);
 const ag::TextSplit text_split = ag::split_lines(words, 0.1, text_split_rng);
@@ -568,46 +511,17 @@ NB_CELL {
     for (const GptRun& r : c.runs)
       nb::check(std::abs(r.loss[0] - std::log(27.0)) < 0.1, c.name + ": the first loss is within 0.1 of log 27");
 }
-```
 
-```text
-validation loss          seed 1   seed 2   seed 3       mean       sd
-post-LN, no warm-up      2.9273   2.8920   2.8252     2.8815   0.0518
-post-LN, warm-up 25      2.8362   2.8969   2.7866     2.8399   0.0552
-pre-LN, no warm-up       2.5578   2.5841   2.6792     2.6070   0.0638
-pre-LN, warm-up 25       2.5293   2.5145   2.5197     2.5212   0.0075
-```
+// %% [markdown]
+// How much of that table is the model, and how much is rounding? Change the
+// learning rate in its 13th digit (x (1 + 1e-13)), about what rounding the
+// arithmetic does, and train seed 1 again without a warm-up: at 3e-2 and, for
+// contrast, at lesson 10's 1e-3. A run whose result moves by far more than
+// 1e-13 amplifies small differences: another compiler, `-march=native` or
+// not, AVX2 or AVX-512 add the same sums in another order, and its result
+// moves as much.
 
-![placement_warmup.png](15_training_practice_files/placement_warmup.png)
-
-```text
-post-LN without warm-up, training loss (mean of 10 steps, 3 seeds): step 30 2.9440, step 100 2.8899
-what the warm-up gains (validation, mean over seeds): post-LN 0.0416 (lower in 2 of 3 seeds), pre-LN 0.0859 (lower in 3 of 3)
-what pre-LN gains over post-LN, both without warm-up: 0.2745; pre-LN without warm-up ends below post-LN with one in 3 of 3 seeds
-check: step 0: with and without the warm-up, the same loss to the bit (the rate acts after it)  [ok]
-check: post-LN, no warm-up: the first loss is within 0.1 of log 27  [ok]
-check: post-LN, no warm-up: the first loss is within 0.1 of log 27  [ok]
-check: post-LN, no warm-up: the first loss is within 0.1 of log 27  [ok]
-check: post-LN, warm-up 25: the first loss is within 0.1 of log 27  [ok]
-check: post-LN, warm-up 25: the first loss is within 0.1 of log 27  [ok]
-check: post-LN, warm-up 25: the first loss is within 0.1 of log 27  [ok]
-check: pre-LN, no warm-up: the first loss is within 0.1 of log 27  [ok]
-check: pre-LN, no warm-up: the first loss is within 0.1 of log 27  [ok]
-check: pre-LN, no warm-up: the first loss is within 0.1 of log 27  [ok]
-check: pre-LN, warm-up 25: the first loss is within 0.1 of log 27  [ok]
-check: pre-LN, warm-up 25: the first loss is within 0.1 of log 27  [ok]
-check: pre-LN, warm-up 25: the first loss is within 0.1 of log 27  [ok]
-```
-
-How much of that table is the model, and how much is rounding? Change the
-learning rate in its 13th digit (x (1 + 1e-13)), about what rounding the
-arithmetic does, and train seed 1 again without a warm-up: at 3e-2 and, for
-contrast, at lesson 10's 1e-3. A run whose result moves by far more than
-1e-13 amplifies small differences: another compiler, `-march=native` or
-not, AVX2 or AVX-512 add the same sums in another order, and its result
-moves as much.
-
-```cpp
+// %%
 NB_CELL {
   std::printf("%-10s %-8s %26s\n", "placement", "peak lr", "|change of validation loss|");
   double moved_slow = 0, moved_pre_fast = 0;
@@ -623,73 +537,62 @@ NB_CELL {
   nb::check(moved_pre_fast < 1e-6, "pre-LN at 3e-2: under 1e-6 too (small changes are not amplified into the result)");
   nb::check(pre_ln_warmup_wins == 3, "so this can be asserted: for pre-LN the warm-up lowers the validation loss in every seed");
 }
-```
 
-```text
-placement  peak lr  |change of validation loss|
-post-LN    0.03                       3.65e-02
-post-LN    0.001                      2.75e-14
-pre-LN     0.03                       2.84e-08
-pre-LN     0.001                      2.89e-14
-check: at lr 1e-3 a change of 1e-13 in the rate moves the validation loss by under 1e-6  [ok]
-check: pre-LN at 3e-2: under 1e-6 too (small changes are not amplified into the result)  [ok]
-check: so this can be asserted: for pre-LN the warm-up lowers the validation loss in every seed  [ok]
-```
+// %% [markdown]
+// What the measurements say:
+//
+// - **At 3e-2 post-LN's runs are chaotic; pre-LN's are not.** A change of
+//   1e-13 in the rate moves post-LN's final loss by a few hundredths (the
+//   table above), as much as the differences between the configurations, so
+//   another build of this same code ends each post-LN run somewhere else:
+//   the post-LN rows of the first table are one draw of rounding, to be read,
+//   not a fixed fact, and nothing about them is asserted. Pre-LN's and every
+//   run at 1e-3 move by under 1e-6, so their numbers are the model's.
+// - **The warm-up helps pre-LN in every seed**, by a margin far above what
+//   rounding moves (the check above).
+// - **The placement matters more than the warm-up, in this draw**: read the
+//   printed gains, pre-LN without a warm-up against post-LN with one, seed by
+//   seed. Post-LN's training loss also stays far above pre-LN's from step 30
+//   on (the plot; the printed step-30 and step-100 values).
+// - **Whether the warm-up helps post-LN is the least robust number here**:
+//   its gain is small next to the spread from seed to seed and to the
+//   1e-13 test, so a change of rounding can flip it for one seed. This run
+//   does not show post-LN needing the warm-up more than pre-LN does.
+//
+// These are 4 blocks, 100 steps and 3 seeds; Xiong et al.'s models were far
+// deeper and trained far longer, and their claim is about those. At lr 1e-3
+// (lesson 10) a warm-up only cost post-LN time. To trust a recipe at a rate
+// where training is chaotic, average over many more seeds than three, and
+// report the spread.
+//
+// ## What to remember
+//
+// - Dropout is a constant mask times the activations, scaled by $1 / (1 - p)$ in training so that
+//   evaluation needs nothing; its backward sends the gradient through the same mask.
+// - L2 in the loss and Adam's coupled weight decay are the same thing; decoupled decay (AdamW) is not.
+//   Under Adam the L2 term is divided by the gradient's running size: a weight without data gradient
+//   decays at about $\mathrm{lr} / |w|$ per step whatever $\lambda$ is.
+// - A schedule is a function of the step: write it, plot it, check its ends.
+// - Measure a recipe over several seeds before believing it, and measure whether the run is
+//   chaotic (change the rate in its 13th digit): at 3e-2 post-LN's runs are, and their comparisons
+//   are draws, not facts; pre-LN's, and every run at 1e-3, are not.
 
-What the measurements say:
-
-- **At 3e-2 post-LN's runs are chaotic; pre-LN's are not.** A change of
-  1e-13 in the rate moves post-LN's final loss by a few hundredths (the
-  table above), as much as the differences between the configurations, so
-  another build of this same code ends each post-LN run somewhere else:
-  the post-LN rows of the first table are one draw of rounding, to be read,
-  not a fixed fact, and nothing about them is asserted. Pre-LN's and every
-  run at 1e-3 move by under 1e-6, so their numbers are the model's.
-- **The warm-up helps pre-LN in every seed**, by a margin far above what
-  rounding moves (the check above).
-- **The placement matters more than the warm-up, in this draw**: read the
-  printed gains, pre-LN without a warm-up against post-LN with one, seed by
-  seed. Post-LN's training loss also stays far above pre-LN's from step 30
-  on (the plot; the printed step-30 and step-100 values).
-- **Whether the warm-up helps post-LN is the least robust number here**:
-  its gain is small next to the spread from seed to seed and to the
-  1e-13 test, so a change of rounding can flip it for one seed. This run
-  does not show post-LN needing the warm-up more than pre-LN does.
-
-These are 4 blocks, 100 steps and 3 seeds; Xiong et al.'s models were far
-deeper and trained far longer, and their claim is about those. At lr 1e-3
-(lesson 10) a warm-up only cost post-LN time. To trust a recipe at a rate
-where training is chaotic, average over many more seeds than three, and
-report the spread.
-
-## What to remember
-
-- Dropout is a constant mask times the activations, scaled by 1 / (1 - p) in training so that
-  evaluation needs nothing; its backward sends the gradient through the same mask.
-- L2 in the loss and Adam's coupled weight decay are the same thing; decoupled decay (AdamW) is not.
-  Under Adam the L2 term is divided by the gradient's running size: a weight without data gradient
-  decays at about lr / |w| per step whatever lambda is.
-- A schedule is a function of the step: write it, plot it, check its ends.
-- Measure a recipe over several seeds before believing it, and measure whether the run is
-  chaotic (change the rate in its 13th digit): at 3e-2 post-LN's runs are, and their comparisons
-  are draws, not facts; pre-LN's, and every run at 1e-3, are not.
-
-## Exercises
-
-1. (easy) Show that inverted dropout keeps the expected value: $E[y] = x$. What is
-   the variance of y for a fixed x, and why does the lesson's check of the
-   mean use the noise $\sqrt{\mathrm{mean}(x^2) \, p / (1 - p) / n}$?
-2. (easy) Non-inverted dropout keeps each activation unscaled in training and
-   multiplies by 1 - p at evaluation. Show that it computes the same
-   function in expectation. Why did PyTorch choose the inverted form?
-3. (medium) With plain SGD, show that L2 in the loss with lambda and decoupled
-   decay with the same lambda give the same update. With Adam, write one
-   step for a weight whose data gradient is g and explain why the L2 term's
-   effect depends on g.
-4. (medium) Adam with L2 decays a weight without data gradient at about lr / |w|
-   per step. Derive this from Adam's update with g = lambda w, and say why
-   lambda drops out. What does Adam's eps change when lambda |w| is tiny?
-5. (medium) Run the last experiment with a constant learning rate of 3e-2 (no
-   cosine), with and without the warm-up. Does the warm-up still help
-   post-LN? Pre-LN? Then try lr 1e-2.
-
+// %% [markdown]
+// ## Exercises
+//
+// 1. (easy) Show that inverted dropout keeps the expected value: $E[y] = x$. What is
+//    the variance of y for a fixed x, and why does the lesson's check of the
+//    mean use the noise $\sqrt{\mathrm{mean}(x^2) \, p / (1 - p) / n}$?
+// 2. (easy) Non-inverted dropout keeps each activation unscaled in training and
+//    multiplies by 1 - p at evaluation. Show that it computes the same
+//    function in expectation. Why did PyTorch choose the inverted form?
+// 3. (medium) With plain SGD, show that L2 in the loss with $\lambda$ and decoupled
+//    decay with the same $\lambda$ give the same update. With Adam, write one
+//    step for a weight whose data gradient is g and explain why the L2 term's
+//    effect depends on g.
+// 4. (medium) Adam with L2 decays a weight without data gradient at about $\mathrm{lr} / |w|$
+//    per step. Derive this from Adam's update with $g = \lambda w$, and say why
+//    $\lambda$ drops out. What does Adam's eps change when $\lambda |w|$ is tiny?
+// 5. (medium) Run the last experiment with a constant learning rate of 3e-2 (no
+//    cosine), with and without the warm-up. Does the warm-up still help
+//    post-LN? Pre-LN? Then try lr 1e-2.

@@ -1,5 +1,5 @@
 // %% [markdown]
-// # Lesson 13: initialisation diagnostics
+// # Lesson 15: initialisation diagnostics
 //
 // makemore (part 3) checks a network before it trains: the first loss against
 // log V, the histograms of the activations layer by layer, and during the
@@ -371,7 +371,7 @@ NB_CELL {
 // printed above) and Adam's steps shrink below lr. By step 100 every ratio sits
 // between 5e-3 and 1.5e-2, above makemore's rough 1e-3 (the dashed line): at
 // this rate with no warm-up the first updates are large. Keeping the first
-// updates small is what a warm-up is for (lesson 15 writes one and measures
+// updates small is what a warm-up is for (lesson 12 writes one and measures
 // it), and `autograd train` warms its rate up by default; this lesson does
 // not measure whether that helps here.
 //

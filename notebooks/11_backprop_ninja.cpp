@@ -1,25 +1,24 @@
-<!-- Rendered from notebooks/14_backprop_ninja.cpp by `autograd notebook render`; edit the .cpp, not this file. -->
+// %% [markdown]
+// # Lesson 11: backprop ninja
+//
+// makemore (part 4) takes away `loss.backward()` and differentiates a whole
+// network by hand, one intermediate at a time, checking each against the
+// framework. This lesson does the same on the tape. The network is makemore's:
+// the 3 previous characters of a word, each looked up in an embedding table,
+// side by side, then
+//
+//     Linear(30 -> 64) -> LayerNorm -> tanh -> Linear(64 -> 27) -> cross-entropy
+//
+// recorded one primitive op per node (LayerNorm as lesson 04's nodes, with
+// the variance written as square and mean; the cross-entropy as max, sub,
+// exp, sum, log, sub, a one-hot mul, sum and scale). Every node's gradient
+// is computed again in plain Armadillo and compared with the tape's, node by
+// node. Then the same network with
+// BatchNorm in place of LayerNorm (lesson 07: the same eight nodes, down the
+// columns), and both norms' backward simplified from the graph to the closed
+// form.
 
-# Lesson 14: backprop ninja
-
-makemore (part 4) takes away `loss.backward()` and differentiates a whole
-network by hand, one intermediate at a time, checking each against the
-framework. This lesson does the same on the tape. The network is makemore's:
-the 3 previous characters of a word, each looked up in an embedding table,
-side by side, then
-
-    Linear(30 -> 64) -> LayerNorm -> tanh -> Linear(64 -> 27) -> cross-entropy
-
-recorded one primitive op per node (LayerNorm as lesson 04's nodes, with
-the variance written as square and mean; the cross-entropy as max, sub,
-exp, sum, log, sub, a one-hot mul, sum and scale). Every node's gradient
-is computed again in plain Armadillo and compared with the tape's, node by
-node. Then the same network with
-BatchNorm in place of LayerNorm (lesson 07: the same eight nodes, down the
-columns), and both norms' backward simplified from the graph to the closed
-form.
-
-```cpp
+// %%
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -67,18 +66,18 @@ Examples make_examples(const ag::TextData& words, std::size_t count, ag::Rng& rn
   }
   return e;
 }
-```
 
-## The network, one node per step
+// %% [markdown]
+// ## The network, one node per step
+//
+// The parameters start as makemore part 4 starts them: small random biases,
+// gamma near 1 and beta near 0 but not exactly, so that no gradient is
+// trivially zero and a mistake cannot hide behind a 0 or a 1. `Net` keeps
+// every node under a name, in the order it was recorded. The norm's
+// statistics are taken along `dim`: 1 (across each row: LayerNorm) or 0 (down
+// each column, over the batch: BatchNorm).
 
-The parameters start as makemore part 4 starts them: small random biases,
-gamma near 1 and beta near 0 but not exactly, so that no gradient is
-trivially zero and a mistake cannot hide behind a 0 or a 1. `Net` keeps
-every node under a name, in the order it was recorded. The norm's
-statistics are taken along `dim`: 1 (across each row: LayerNorm) or 0 (down
-each column, over the batch: BatchNorm).
-
-```cpp
+// %%
 const ag::TextData words = ag::load_words();
 const arma::uword V = words.vocab.size();
 ag::Rng data_rng(14);
@@ -156,39 +155,34 @@ NB_CELL {
   nb::check(layer_net.nodes.size() == 31 && layer_net.tape.size() == 35,
             "31 named nodes: 7 parameters and 24 steps; 35 on the tape with the 3 lookups and the one-hot");
 }
-```
 
-```text
-31 named nodes (35 on the tape, the embedding lookups and the one-hot constant unnamed); loss 3.4278, log 27 = 3.2958
-check: 31 named nodes: 7 parameters and 24 steps; 35 on the tape with the 3 lookups and the one-hot  [ok]
-```
+// %% [markdown]
+// ## Backward by hand
+//
+// Start from d loss / d loss = 1 and walk the list backwards. Each line is
+// one node's local rule (lessons 01 and 02): a sum sends the gradient back to
+// every element it summed; a broadcast sums it back over the rows or columns
+// it was repeated along; a product sends each factor the other's value.
+//
+//     loss = -total / N               dtotal = -1/N
+//     total = sum(picked)             dpicked = dtotal everywhere
+//     picked = logprobs * onehot      dlogprobs = dpicked * onehot
+//     logprobs = shifted - lsum       dshifted = dlogprobs,  dlsum = -rowsum(dlogprobs)
+//     lsum = log(counts_sum)          dcounts_sum = dlsum / counts_sum
+//     counts_sum = rowsum(counts)     dcounts = dcounts_sum repeated across the row
+//     counts = exp(shifted)           dshifted += dcounts * counts
+//     shifted = logits - maxes        dlogits = dshifted,  dmaxes = -rowsum(dshifted)
+//     maxes = rowmax(logits)          dlogits += dmaxes at each row's (first) maximum
+//     logits = h W2 + b2              dh = dlogits W2^T,  dW2 = h^T dlogits,  db2 = colsum(dlogits)
+//     h = tanh(hnorm)                 dhnorm = dh * (1 - h^2)
+//
+// then the norm's nine nodes (below, written for either dim), then
+// hpre = emb W1 + b1 like the second Linear, and the embedding: row i of
+// emb holds C[x(i, 0)], C[x(i, 1)], C[x(i, 2)] side by side, so each piece
+// of demb is added into the row of dC it was read from, += because a
+// character appears in many contexts.
 
-## Backward by hand
-
-Start from d loss / d loss = 1 and walk the list backwards. Each line is
-one node's local rule (lessons 01 and 02): a sum sends the gradient back to
-every element it summed; a broadcast sums it back over the rows or columns
-it was repeated along; a product sends each factor the other's value.
-
-    loss = -total / N               dtotal = -1/N
-    total = sum(picked)             dpicked = dtotal everywhere
-    picked = logprobs * onehot      dlogprobs = dpicked * onehot
-    logprobs = shifted - lsum       dshifted = dlogprobs,  dlsum = -rowsum(dlogprobs)
-    lsum = log(counts_sum)          dcounts_sum = dlsum / counts_sum
-    counts_sum = rowsum(counts)     dcounts = dcounts_sum repeated across the row
-    counts = exp(shifted)           dshifted += dcounts * counts
-    shifted = logits - maxes        dlogits = dshifted,  dmaxes = -rowsum(dshifted)
-    maxes = rowmax(logits)          dlogits += dmaxes at each row's (first) maximum
-    logits = h W2 + b2              dh = dlogits W2^T,  dW2 = h^T dlogits,  db2 = colsum(dlogits)
-    h = tanh(hnorm)                 dhnorm = dh * (1 - h^2)
-
-then the norm's nine nodes (below, written for either dim), then
-hpre = emb W1 + b1 like the second Linear, and the embedding: row i of
-emb holds C[x(i, 0)], C[x(i, 1)], C[x(i, 2)] side by side, so each piece
-of demb is added into the row of dC it was read from, += because a
-character appears in many contexts.
-
-```cpp
+// %%
 using Grads = std::map<std::string, arma::mat>;
 
 // stat (a row or a column of statistics) repeated to like's shape: the forward's broadcast.
@@ -286,71 +280,31 @@ NB_CELL {
   std::printf("|dmaxes| / max |dshifted| = %.3g\n", dmaxes);
   nb::check(dmaxes < 1e-15, "dmaxes, zero in exact arithmetic, is below 1e-15 of the gradient that reaches it");
 }
-```
 
-```text
-check: a gradient by hand for every one of the 31 named nodes  [ok]
-node                shape     max |tape|     max |diff|     relative
-loss                  1x1              1              0            0
-total                 1x1        0.03125              0            0
-picked              32x27        0.03125              0            0
-logprobs            32x27        0.03125              0            0
-log counts_sum       32x1        0.03125              0            0
-counts_sum           32x1     0.00533953              0            0
-counts              32x27     0.00533953              0            0
-shifted             32x27      0.0307294              0            0
-maxes                32x1    1.30104e-17              0            0
-logits              32x27      0.0307294              0            0
-h W2                32x27      0.0307294              0            0
-h                   32x64     0.00974064              0            0
-hnorm               32x64     0.00805271              0            0
-xhat gamma          32x64     0.00805271              0            0
-xhat                32x64     0.00887216              0            0
-sd                   32x1     0.00824422       3.47e-18     4.21e-16
-var + eps            32x1     0.00283859        1.3e-18     4.58e-16
-var                  32x1     0.00283859        1.3e-18     4.58e-16
-diff2               32x64     4.4353e-05       2.03e-20     4.58e-16
-diff                32x64     0.00505178       4.34e-19     8.58e-17
-mu                   32x1      0.0176061        5.2e-18     2.96e-16
-hpre                32x64     0.00507474       4.34e-19     8.55e-17
-emb W1              32x64     0.00507474       4.34e-19     8.55e-17
-emb                 32x30      0.0105872       1.73e-18     1.64e-16
-b2                   1x27        0.21481              0            0
-W2                  64x27       0.193681              0            0
-beta                 1x64      0.0325359              0            0
-gamma                1x64      0.0181915              0            0
-b1                   1x64      0.0232092       3.47e-18     1.49e-16
-W1                  30x64      0.0386105       6.94e-18      1.8e-16
-C                   27x10      0.0311212       6.94e-18     2.23e-16
-largest relative difference: 4.58e-16
-check: every node's gradient by hand agrees with the tape's to 1e-12 relative  [ok]
-|dmaxes| / max |dshifted| = 4.23e-16
-check: dmaxes, zero in exact arithmetic, is below 1e-15 of the gradient that reaches it  [ok]
-```
+// %% [markdown]
+// From the loss down to the tanh the hand and the tape agree to the last
+// bit: the same rules, the same order of operations. From the norm on they
+// differ by rounding (5e-16 relative at most, at sd), where the two add the
+// same terms in a different order. `dmaxes` is 4e-16 of what reaches it:
+// each row of dshifted sums to zero, because the probabilities do not change
+// when a row's logits all move together, so only rounding is left.
+//
+// ## Simplified: what the graph collapses to
+//
+// Written out node by node, the backward is long; collected, three pieces
+// are one line each.
+//
+// - **Cross-entropy.** Put the loss's nine nodes together and
+//   $d\mathrm{logits} = (\mathrm{softmax}(\mathrm{logits}) - \mathrm{onehot}) / N$: the predicted probabilities
+//   minus 1 at the label, each row summing to zero. makemore draws it as a
+//   picture: one large negative entry a row, at the label (gradient descent
+//   pulls that logit up), and every other logit pushed down in proportion to
+//   its probability.
+// - **tanh.** $d\mathrm{hnorm} = dh \odot (1 - h^2)$, from the output alone.
+// - **LayerNorm**, lesson 04's three terms, with $d\hat{x} = d\mathrm{hnorm} \odot \gamma$:
+//   $d\mathrm{hpre} = \mathrm{rstd} \left( d\hat{x} - \mathrm{rowmean}(d\hat{x}) - \hat{x} \, \mathrm{rowmean}(d\hat{x} \, \hat{x}) \right)$.
 
-From the loss down to the tanh the hand and the tape agree to the last
-bit: the same rules, the same order of operations. From the norm on they
-differ by rounding (5e-16 relative at most, at sd), where the two add the
-same terms in a different order. `dmaxes` is 4e-16 of what reaches it:
-each row of dshifted sums to zero, because the probabilities do not change
-when a row's logits all move together, so only rounding is left.
-
-## Simplified: what the graph collapses to
-
-Written out node by node, the backward is long; collected, three pieces
-are one line each.
-
-- **Cross-entropy.** Put the loss's nine nodes together and
-  $d\mathrm{logits} = (\mathrm{softmax}(\mathrm{logits}) - \mathrm{onehot}) / N$: the predicted probabilities
-  minus 1 at the label, each row summing to zero. makemore draws it as a
-  picture: one large negative entry a row, at the label (gradient descent
-  pulls that logit up), and every other logit pushed down in proportion to
-  its probability.
-- **tanh.** $d\mathrm{hnorm} = dh \odot (1 - h^2)$, from the output alone.
-- **LayerNorm**, lesson 04's three terms, with dxhat = dhnorm * gamma:
-  $d\mathrm{hpre} = \mathrm{rstd} \left( d\hat{x} - \mathrm{rowmean}(d\hat{x}) - \hat{x} \, \mathrm{rowmean}(d\hat{x} \, \hat{x}) \right)$.
-
-```cpp
+// %%
 NB_CELL {
   const Net& n = layer_net;
   const arma::mat logits = n.value("logits");
@@ -402,36 +356,18 @@ NB_CELL {
                     arma::abs(ours - v.grad()).max() / arma::abs(ours).max(), 0.0, 1e-12);
   }
 }
-```
 
-```text
-check: dlogits = (softmax - onehot) / N, against the tape (relative) = 4.2338625e-16, expected 0 (tolerance 1e-12)  [ok]
-check: each row of dlogits sums to zero (relative to its largest entry) = 3.5282188e-16, expected 0 (tolerance 1e-14)  [ok]
-```
+// %% [markdown]
+// ## BatchNorm: the same graph, down the columns
+//
+// makemore's network has a BatchNorm where ours has a LayerNorm. Lesson 07
+// built BatchNorm from LayerNorm's eight nodes with the statistics taken over
+// the batch (dim 0) instead of over the features (dim 1). So the graph
+// backward above is BatchNorm's too, with every row sum of a statistic's
+// gradient turned into a column sum (gamma and beta are per feature in both,
+// so their sums stay down the columns); `backward_norm` takes the dim. The same network with dim 0:
 
-![dlogits.png](14_backprop_ninja_files/dlogits.png)
-
-```text
-check: at each example's label dlogits is negative: p - 1 < 0  [ok]
-check: everywhere else it is positive: p > 0  [ok]
-check: LayerNorm's three terms against the tape's dhpre (relative) = 1.7091761e-16, expected 0 (tolerance 1e-12)  [ok]
-check: each row of dhpre sums to zero (LayerNorm, lesson 04) = 2.3073878e-15, expected 0 (tolerance 1e-14)  [ok]
-check: dC: by hand against layernorm_fused + softmax_cross_entropy (relative) = 4.4592771e-16, expected 0 (tolerance 1e-12)  [ok]
-check: dW1: by hand against layernorm_fused + softmax_cross_entropy (relative) = 5.3914533e-16, expected 0 (tolerance 1e-12)  [ok]
-check: dgamma: by hand against layernorm_fused + softmax_cross_entropy (relative) = 7.6287372e-16, expected 0 (tolerance 1e-12)  [ok]
-check: dW2: by hand against layernorm_fused + softmax_cross_entropy (relative) = 2.5078541e-16, expected 0 (tolerance 1e-12)  [ok]
-```
-
-## BatchNorm: the same graph, down the columns
-
-makemore's network has a BatchNorm where ours has a LayerNorm. Lesson 07
-built BatchNorm from LayerNorm's eight nodes with the statistics taken over
-the batch (dim 0) instead of over the features (dim 1). So the graph
-backward above is BatchNorm's too, with every row sum of a statistic's
-gradient turned into a column sum (gamma and beta are per feature in both,
-so their sums stay down the columns); `backward_norm` takes the dim. The same network with dim 0:
-
-```cpp
+// %%
 Grads batch_grads;
 
 NB_CELL {
@@ -447,73 +383,32 @@ NB_CELL {
   nb::check(batch_net.value("mu").n_rows == 1 && batch_net.value("mu").n_cols == kHidden,
             "BatchNorm's statistics are one per feature (1 x 64), LayerNorm's one per example (32 x 1)");
 }
-```
 
-```text
-loss with BatchNorm 3.4415
-node                shape     max |tape|     max |diff|     relative
-loss                  1x1              1              0            0
-total                 1x1        0.03125              0            0
-picked              32x27        0.03125              0            0
-logprobs            32x27        0.03125              0            0
-log counts_sum       32x1        0.03125              0            0
-counts_sum           32x1      0.0045695              0            0
-counts              32x27      0.0045695              0            0
-shifted             32x27      0.0308162              0            0
-maxes                32x1    1.14925e-17              0            0
-logits              32x27      0.0308162              0            0
-h W2                32x27      0.0308162              0            0
-h                   32x64     0.00990924              0            0
-hnorm               32x64     0.00798344              0            0
-xhat gamma          32x64     0.00798344              0            0
-xhat                32x64     0.00931535              0            0
-sd                   1x64      0.0109444       3.47e-18     3.17e-16
-var + eps            1x64     0.00341398        1.3e-18     3.81e-16
-var                  1x64     0.00341398        1.3e-18     3.81e-16
-diff2               32x64    0.000106687       4.07e-20     3.81e-16
-diff                32x64     0.00706856       4.34e-19     6.14e-17
-mu                   1x64      0.0210719        5.2e-18     2.47e-16
-hpre                32x64     0.00677236       8.67e-19     1.28e-16
-emb W1              32x64     0.00677236       8.67e-19     1.28e-16
-emb                 32x30     0.00994396       1.73e-18     1.74e-16
-b2                   1x27       0.214884              0            0
-W2                  64x27       0.190025              0            0
-beta                 1x64      0.0329578              0            0
-gamma                1x64      0.0197706              0            0
-b1                   1x64    4.33681e-18       6.94e-18     1.02e-15
-W1                  30x64      0.0388434       6.94e-18     1.79e-16
-C                   27x10      0.0262732        5.2e-18     1.98e-16
-largest relative difference: 1.02e-15
-check: BatchNorm: every node's gradient by hand agrees with the tape's to 1e-12 relative  [ok]
-|db1| / max |dhpre| = 6.4e-16
-check: with BatchNorm after it, b1's gradient is zero (below 1e-14 of dhpre): the mean removes it  [ok]
-check: BatchNorm's statistics are one per feature (1 x 64), LayerNorm's one per example (32 x 1)  [ok]
-```
+// %% [markdown]
+// One gradient is new: b1's is zero (7.7e-16 of dhpre, rounding). b1 adds the
+// same number to a feature in every example of the batch, and BatchNorm
+// subtracts the feature's batch mean, so b1 cannot change the loss: a bias
+// before a BatchNorm is wasted (makemore part 3 drops it; part 4, the lecture
+// this lesson follows, keeps b1 to show exactly this; BatchNorm's beta does
+// its job). Before a LayerNorm it is not, because LayerNorm subtracts each
+// example's mean over its features, and b1 differs from feature to feature.
+//
+// Collect BatchNorm's graph the way lesson 04 collected LayerNorm's. With
+// N rows, $d\hat{x} = d\mathrm{hnorm} \odot \gamma$, $\hat{x}$ and $\mathrm{rstd} = 1 / \mathrm{sd}$ per column:
+//
+// $$
+// dx = \frac{\mathrm{rstd}}{N} \left( N \, d\hat{x} - \mathrm{colsum}(d\hat{x}) - \hat{x} \, \mathrm{colsum}(d\hat{x} \, \hat{x}) \right)
+// $$
+//
+// the three paths again: directly through diff, through the column mean, and
+// through the column variance. makemore writes $n / (n - 1)$ in front of the
+// last term because it normalises with the unbiased variance; BatchNorm in
+// training (PyTorch's and ag::BatchNorm's) normalises with the biased one, as
+// here, and keeps the unbiased one for the running statistics only. Every
+// column of dx sums to zero: shifting a feature by the same amount in every
+// example of the batch changes nothing.
 
-One gradient is new: b1's is zero (7.7e-16 of dhpre, rounding). b1 adds the
-same number to a feature in every example of the batch, and BatchNorm
-subtracts the feature's batch mean, so b1 cannot change the loss: a bias
-before a BatchNorm is wasted (makemore part 3 drops it; part 4, the lecture
-this lesson follows, keeps b1 to show exactly this; BatchNorm's beta does
-its job). Before a LayerNorm it is not, because LayerNorm subtracts each
-example's mean over its features, and b1 differs from feature to feature.
-
-Collect BatchNorm's graph the way lesson 04 collected LayerNorm's. With
-N rows, dxhat = dhnorm * gamma, xhat and rstd = 1 / sd per column:
-
-$$
-dx = \frac{\mathrm{rstd}}{N} \left( N \, d\hat{x} - \mathrm{colsum}(d\hat{x}) - \hat{x} \, \mathrm{colsum}(d\hat{x} \, \hat{x}) \right)
-$$
-
-the three paths again: directly through diff, through the column mean, and
-through the column variance. makemore writes n / (n - 1) in front of the
-last term because it normalises with the unbiased variance; BatchNorm in
-training (PyTorch's and ag::BatchNorm's) normalises with the biased one, as
-here, and keeps the unbiased one for the running statistics only. Every
-column of dx sums to zero: shifting a feature by the same amount in every
-example of the batch changes nothing.
-
-```cpp
+// %%
 NB_CELL {
   const Net& n = batch_net;
   const arma::mat &xhat = n.value("xhat"), &dhnorm = n.at("hnorm").grad();
@@ -546,47 +441,38 @@ NB_CELL {
   nb::check(arma::abs(makemore - tape_dx).max() / scale > 1e-3,
             "the unbiased variance's formula is a different gradient here: off by over 1e-3 relative");
 }
-```
 
-```text
-check: BatchNorm's closed form against the tape's dhpre (relative) = 2.5614761e-16, expected 0 (tolerance 1e-12)  [ok]
-check: BatchNorm's closed form against the graph by hand (relative) = 2.5614761e-16, expected 0 (tolerance 1e-12)  [ok]
-check: each column of dx sums to zero = 6.4036902e-16, expected 0 (tolerance 1e-14)  [ok]
-check: the closed form against ag::batchnorm_composed's dx (relative) = 2.5614761e-16, expected 0 (tolerance 1e-12)  [ok]
-with makemore's n / (n - 1) on the last term: max |difference| 2.86e-05 (relative 0.00423)
-check: the unbiased variance's formula is a different gradient here: off by over 1e-3 relative  [ok]
-```
+// %% [markdown]
+// The factor $n / (n - 1) = 32/31$ is 3% on one term: small enough to train
+// with, large enough to fail a check at 1e-12. It is the derivative of a
+// different function (the normalisation with the unbiased variance); the
+// check tells which function a formula differentiates.
+//
+// ## What to remember
+//
+// - Every node's backward is one local rule: a sum repeats the gradient, a broadcast sums it, a
+//   product swaps the factors, a lookup adds into the row it read (+= for repeated tokens).
+// - Compare by hand with the tape node by node: a mistake shows up at the first node it reaches.
+// - Collected, the cross-entropy is (softmax - onehot) / N, and a norm's backward is three terms:
+//   direct, through the mean, through the variance; LayerNorm over each row, BatchNorm down each column.
+// - A formula can be right for a slightly different function (the unbiased variance): only a tight
+//   comparison tells.
 
-The factor n / (n - 1) = 32/31 is 3% on one term: small enough to train
-with, large enough to fail a check at 1e-12. It is the derivative of a
-different function (the normalisation with the unbiased variance); the
-check tells which function a formula differentiates.
-
-## What to remember
-
-- Every node's backward is one local rule: a sum repeats the gradient, a broadcast sums it, a
-  product swaps the factors, a lookup adds into the row it read (+= for repeated tokens).
-- Compare by hand with the tape node by node: a mistake shows up at the first node it reaches.
-- Collected, the cross-entropy is (softmax - onehot) / N, and a norm's backward is three terms:
-  direct, through the mean, through the variance; LayerNorm over each row, BatchNorm down each column.
-- A formula can be right for a slightly different function (the unbiased variance): only a tight
-  comparison tells.
-
-## Exercises
-
-1. (medium) Derive the cross-entropy's closed form dlogits = (softmax - onehot) / N
-   from the nine-node backward above. Where do `maxes` and `counts_sum` go?
-2. (medium) Replace tanh by GELU (ops/gelu.h). Write dhnorm by hand and compare it
-   with the tape's, as the first table does.
-3. (hard) Write BatchNorm's backward for the unbiased variance (divide by N - 1
-   in the normalisation), check it against a tape of the same function, and
-   show that makemore's n / (n - 1) term is what comes out.
-4. (easy) The embedding's backward adds each piece of demb into a row of dC. How
-   many rows of dC are non-zero for this batch, and why does a row's
-   gradient grow with how often its character appears?
-5. (hard) A pre-LN transformer block, y = x1 + ffn(LN2(x1)) with
-   x1 = x + attn(LN1(x)) (lesson 10; attention of lesson 09, one sequence,
-   4 heads; ffn(z) = gelu(z W1 + b1) W2 + b2). Write its whole backward in
-   plain Armadillo, from dy to dx and every parameter's gradient, and
-   compare each with `ag::TransformerBlock`'s on the tape.
-
+// %% [markdown]
+// ## Exercises
+//
+// 1. (medium) Derive the cross-entropy's closed form $d\mathrm{logits} = (\mathrm{softmax} - \mathrm{onehot}) / N$
+//    from the nine-node backward above. Where do `maxes` and `counts_sum` go?
+// 2. (medium) Replace tanh by GELU (ops/gelu.h). Write dhnorm by hand and compare it
+//    with the tape's, as the first table does.
+// 3. (hard) Write BatchNorm's backward for the unbiased variance (divide by N - 1
+//    in the normalisation), check it against a tape of the same function, and
+//    show that makemore's $n / (n - 1)$ term is what comes out.
+// 4. (easy) The embedding's backward adds each piece of demb into a row of dC. How
+//    many rows of dC are non-zero for this batch, and why does a row's
+//    gradient grow with how often its character appears?
+// 5. (hard) A pre-LN transformer block, y = x1 + ffn(LN2(x1)) with
+//    x1 = x + attn(LN1(x)) (lesson 10; attention of lesson 09, one sequence,
+//    4 heads; $\mathrm{ffn}(z) = \mathrm{gelu}(z W_1 + b_1) W_2 + b_2$). Write its whole backward in
+//    plain Armadillo, from dy to dx and every parameter's gradient, and
+//    compare each with `ag::TransformerBlock`'s on the tape.
