@@ -132,7 +132,8 @@ void Loop::evaluate(long long e, std::size_t s, std::size_t steps) {
 
 // Row 0, the loss before any step (makemore's first check, against log V): the
 // validation set's, and the first batch's at the initial weights (that step's
-// forward, so no batch is drawn twice and no random stream moves).
+// forward, so no batch is drawn twice and no random stream moves). Its on_eval
+// comes once that first step has run, before the step's on_step.
 void Loop::record_step_zero(const StepResult& first) {
   const double accuracy = task_.classifies() ? first.correct / first.weight : kNaN;
   history_.push_back({0, 0.0, first.loss, initial_.loss, accuracy, initial_.accuracy, initial_seconds_});
