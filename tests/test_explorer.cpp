@@ -88,8 +88,8 @@ std::vector<Program> programs() {
          return ag::add(ag::sum(ag::mul(ag::hcat({v[0], v[1]}), c(t, row({1, 2, 3})))),
                         ag::sum(ag::mul(ag::vcat({v[0], v[0]}), c(t, arma::mat{{1, 2}, {3, 4}}))));
        }},
-      {"x = [[1, 2], [3, 4], [5, 6]]; L = sum(rows(x, first=1, count=2) * cols(x, first=1, count=1))", {"x"},
-       [](ag::Tape&, V v) { return ag::sum(ag::mul(ag::rows(v[0], 1, 2), ag::cols(v[0], 1, 1))); }},
+      {"x = [[1, 2], [3, 4], [5, 6]]; L = sum(rows(x, first=1, count=2) ^ 2) + sum(cols(x, first=1, count=1))", {"x"},
+       [](ag::Tape&, V v) { return ag::add(ag::sum(ag::pow_scalar(ag::rows(v[0], 1, 2), 2)), ag::sum(ag::cols(v[0], 1, 1))); }},
       {"x = [1, 2]; L = sum(mul_scalar(add_scalar(x, c=1), c=3) * x)", {"x"},
        [](ag::Tape&, V v) { return ag::sum(ag::mul(ag::mul_scalar(ag::add_scalar(v[0], 1), 3), v[0])); }, "x"},
       {"x = [[1, 2, 3], [4, 5, 6]]; L = sum(sum(transpose(x), dim=0) ^ 2) + mean(mean(x, dim=0))", {"x"},
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(literals_leaves_and_constants) {
   int constants = 0;
   for (const explorer::NodeReport& n : e.nodes) constants += n.kind == "constant";
   BOOST_TEST(constants == 1);
-  check_close(e.labelled("k")->grad, arma::mat{{7 - 16 + 0.3 * 7 + 0.5 * 8}}, "dk");
+  check_close(e.labelled("k")->grad, arma::mat(1, 1, arma::fill::value(7 - 16 + 0.3 * 7 + 0.5 * 8)), "dk");
   // A non-scalar output: backward from ones, said in the note.
   const explorer::Exploration v = explorer::explore_program("x = [1, 2]; y = x * 3");
   check_close(v.labelled("x")->grad, arma::mat{{3, 3}}, "dx");

@@ -43,7 +43,7 @@ const programs = [
   ["x = [[1, 2], [3, 5], [0, 1]]; L = sum(batchnorm(x) * [[1, 2], [3, 4], [5, 6]])", ""],
   ["x = [-1, 0.3, 2]; L = sum(gelu(x) + gelu_fused(x) * 2)", "x"],
   ["a = [[1, 2]]; b = [[3]]; L = sum(hcat(a, b) * [1, 2, 3]) + sum(vcat(a, a) * [[1, 2], [3, 4]])", ""],
-  ["x = [[1, 2], [3, 4], [5, 6]]; L = sum(rows(x, first=1, count=2) * cols(x, first=1, count=1))", ""],
+  ["x = [[1, 2], [3, 4], [5, 6]]; L = sum(rows(x, first=1, count=2) ^ 2) + sum(cols(x, first=1, count=1))", ""],
   ["x = [1, 2]; y = x * x + x; L = sum(y) - 2 * sum(-x)", "x"],
   ["x = [1, 2]; y = x * 3", ""],
 ];

@@ -100,7 +100,7 @@ const Graph = (() => {
     const g = el("g", { class: `node ${n.kind}${n.id === report.output ? " output" : ""}${active.has(n.id) ? " active" : ""}`,
                         "data-id": n.id, transform: `translate(${p.x - box.w / 2},${p.y - box.h / 2})` });
     g.append(el("rect", { width: box.w, height: box.h, rx: 6 }));
-    const head = n.kind === "op" ? (n.label ? `${n.label} = ${n.op}` : n.op) : (n.label || "const");
+    const head = n.kind === "op" ? (n.label ? `${n.label} = ${n.op}` : n.op) : (n.label || n.op);
     const clip = (s) => (s.length > 21 ? s.slice(0, 20) + "…" : s);
     g.append(el("text", { x: 7, y: 16, class: "head" }, clip(head + (n.kind === "leaf" ? " (leaf)" : ""))));
     g.append(el("text", { x: 7, y: 33, class: "value" }, clip(fmt.short(n.value, n.shape))));

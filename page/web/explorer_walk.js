@@ -47,9 +47,10 @@ const Walk = (() => {
     return out;
   }
 
+  // A node's name: the names bound to it, a named constant's (layernorm's gamma), or its op.
   function name(report, id) {
     const n = report.nodes[id];
-    return n.label || (n.kind === "constant" ? "const" : `#${id} ${n.op}`);
+    return n.label || (n.kind === "constant" ? n.op : `#${id} ${n.op}`);
   }
 
   function li(list, id, parts) {
@@ -68,7 +69,7 @@ const Walk = (() => {
     list.replaceChildren();
     for (const n of report.nodes) {
       if (n.kind !== "op") {
-        li(list, n.id, [["rule", `${n.label || "const"} = ${text(n.value)}  (${n.kind}, ${n.shape})`]]);
+        li(list, n.id, [["rule", `${name(report, n.id)} = ${text(n.value)}  (${n.kind}, ${n.shape})`]]);
         continue;
       }
       const sym = symbols(n), values = {}, given = [];
@@ -124,5 +125,5 @@ const Walk = (() => {
     hvpBox.append(ul);
   }
 
-  return { forward, backward, tangents, text, short, num };
+  return { forward, backward, tangents, text, short, num, name };
 })();
