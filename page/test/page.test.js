@@ -55,6 +55,9 @@ async function typeSeed003(page) {
   assert(w["jac.ones"][0][0] < 1e-14, "J 1 = 0");
   assert(Math.abs(w["jac.xhat"][0][0] / shrink - 1) < 1e-6, `|J x̂| / |x̂| = ${w["jac.xhat"][0][0]}, expected ${shrink}`);
   assert.match(await page.$eval("#bn", (e) => e.textContent), /at least 2 samples/, "BatchNorm on one vector");
+  // ... said as what BatchNorm needs, with a batch one click away, not as an error in red.
+  assert.strictEqual(await page.$$eval(".view-error", (e) => e.length), 0, "no error on one vector");
+  assert.match(await page.$eval("#bn a.offer", (e) => e.getAttribute("href")), /^#rows=/, "BatchNorm offers a batch");
   await page.screenshot({ path: path.join(shots, "seed003.png"), fullPage: true });
   console.log(`ok seed 003 typed: ${n} numbers equal the native build's to 1e-12`);
 }

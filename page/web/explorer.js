@@ -81,6 +81,7 @@
 
   function drawExercise(answer) {
     const ex = answer.exercise;
+    document.body.classList.remove("failed");
     show("ex-message", answer.error);
     if (!ex) { $("score").textContent = ""; $("ex-rows").replaceChildren(); return; }
     $("ex-title").textContent = ex.title;

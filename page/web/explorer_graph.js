@@ -1,5 +1,5 @@
-// The explorer's tape as a layered graph (Sugiyama's layout, simply): a node's
-// layer is its longest path from a leaf; an edge that skips layers runs
+// The explorer's tape as a layered graph (Sugiyama's layout, simply): an op's
+// layer is its longest path from a leaf, a leaf's the one before its first use; an edge that skips layers runs
 // through a dummy point in each layer it crosses, so no edge passes behind a
 // box; two barycentre sweeps order each layer. Layers run left to right, or
 // top to bottom on a narrow screen; the SVG keeps its size (12 px text) and
@@ -22,6 +22,10 @@ const Graph = (() => {
   function layout(nodes) {
     const depth = nodes.map(() => 0);
     for (const n of nodes) for (const i of n.inputs) depth[n.id] = Math.max(depth[n.id], depth[i] + 1);
+    // A leaf or constant sits just before its first consumer, not far back in layer 0.
+    const first = new Map();
+    for (const n of nodes) for (const i of n.inputs) first.set(i, Math.min(first.has(i) ? first.get(i) : Infinity, depth[n.id]));
+    for (const n of nodes) if (n.inputs.length === 0 && first.has(n.id)) depth[n.id] = first.get(n.id) - 1;
     const layers = [];
     const put = (key, d) => { (layers[d] = layers[d] || []).push(key); };
     nodes.forEach((n) => put(n.id, depth[n.id]));
