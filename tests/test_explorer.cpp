@@ -130,10 +130,13 @@ BOOST_AUTO_TEST_CASE(programs_match_the_tape_written_directly) {
       check_close(e.nodes[e.output].value, r.output, "value");
       for (std::size_t k = 0; k < p.leaves.size(); ++k) check_close(e.labelled(p.leaves[k])->grad, r.cotangents[k], "d" + p.leaves[k]);
       if (p.direction.empty()) continue;
-      std::vector<arma::mat> v;
+      std::vector<arma::mat> v;  // the direction leaf moves along 1, 2, 3, ... row by row; the others stay
       for (std::size_t k = 0; k < p.leaves.size(); ++k) {
-        v.push_back(p.leaves[k] == p.direction ? arma::mat(arma::size(inputs[k]), arma::fill::ones)
-                                               : arma::mat(arma::size(inputs[k]), arma::fill::zeros));
+        arma::mat d(arma::size(inputs[k]), arma::fill::zeros);
+        for (arma::uword i = 0; i < d.n_rows && p.leaves[k] == p.direction; ++i) {
+          for (arma::uword j = 0; j < d.n_cols; ++j) d(i, j) = double(1 + i * d.n_cols + j);
+        }
+        v.push_back(d);
       }
       check_close(e.nodes[e.output].tangent, ag::jvp(p.direct, inputs, v).tangent, "tangent");
       const std::vector<arma::mat> hv = ag::hvp(p.direct, inputs, v);

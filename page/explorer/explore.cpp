@@ -61,6 +61,16 @@ std::vector<BackwardStep> walk_backward(const ag::Tape& tape, std::size_t output
   return steps;
 }
 
+// The direction forward mode moves a leaf along: 1, 2, 3, ... row by row, not
+// ones, which LayerNorm (and anything shift-invariant) maps to a zero tangent.
+arma::mat direction_of(const arma::mat& x) {
+  arma::mat v(arma::size(x));
+  for (arma::uword i = 0; i < v.n_rows; ++i) {
+    for (arma::uword j = 0; j < v.n_cols; ++j) v(i, j) = double(1 + i * v.n_cols + j);
+  }
+  return v;
+}
+
 ag::Var leaf_named(const Recorded& r, const std::string& name) {
   const auto it = r.names.find(name);
   if (it == r.names.end() || std::find(r.leaves.begin(), r.leaves.end(), name) == r.leaves.end() ||
@@ -78,7 +88,7 @@ void add_hvp(const std::vector<Statement>& program, const std::string& direction
   ag::Tape tape;
   const Recorded r = record(program, tape);
   const ag::Var x = leaf_named(r, direction);
-  const ag::Var t = ag::push_tangents(r.output, {{x, tape.constant(arma::mat(arma::size(x.value()), arma::fill::ones))}});
+  const ag::Var t = ag::push_tangents(r.output, {{x, tape.constant(direction_of(x.value()))}});
   const bool reaches = tape.node(t.id).requires_grad;
   if (reaches) tape.backward(t);
   for (NodeReport& n : e.nodes) {
@@ -104,7 +114,7 @@ Exploration explore_program(const std::string& text, const std::string& directio
     std::vector<ag::Var> all;
     for (std::size_t id = 0; id < primal; ++id) all.push_back(tape.var(id));
     const ag::Var x = leaf_named(r, direction);
-    tangents = ag::push_tangents(all, {{x, tape.constant(arma::mat(arma::size(x.value()), arma::fill::ones))}});
+    tangents = ag::push_tangents(all, {{x, tape.constant(direction_of(x.value()))}});
   }
   const bool reaches = tape.node(r.output.id).requires_grad;
   if (reaches && r.output.value().n_elem == 1) {

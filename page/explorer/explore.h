@@ -6,7 +6,8 @@
 // The page asks with its URL hash (explore(), the one function the
 // WebAssembly module exports):
 //   program=x%20%3D%20...           a program (URL-encoded; lang.h)
-//   program=...&direction=x          also forward mode: x moves along ones, every
+//   program=...&direction=x          also forward mode: x moves along v = 1, 2, 3, ...
+//                                    (row by row), every
 //                                    node's tangent, and H v for every leaf
 //   exercise=layernorm_dx&answer=...  an exercise checked (exercise.h)
 // and gets JSON back: {"error": "..."} naming the first problem, or the report.

@@ -26,7 +26,7 @@ const programs = [
   ["x = [3, 1, 5, 7]; g = 2; y = layernorm(x) * g + 1; L = sum(y * [1, 2, 3, 4])", "x"],
   ["w = [-3, 1]; x = [2, 0]; b = 6.8813735870195432; n = sum(w * x) + b; o = tanh(n)", "w"],
   ["z = [[2, 1, 0.1]]; p = softmax(z, dim=1); L = -sum(log(p) * [1, 0, 0])", "z"],
-  ["q = [1, 0, 2]\nK = [[1, 2, 0], [0, 1, 1], [2, 0, 1]]\ns = q @ transpose(K) / 1.7320508\np = softmax(s, dim=1)\n" +
+  ["q = [1, 0, 2]\nK = [[1, 2, 0], [0, 1, 1], [2, 0, -1]]\ns = q @ transpose(K) / 1.7320508\np = softmax(s, dim=1)\n" +
    "V = [[1, 0], [0, 1], [1, 1]]\nL = sum(p @ V * [1, -1])", "q"],
   ["A = [[1, 2, 3], [4, 5, 6]]; b = [0.5, -1, 2]; L = sum(square(A + b))", "b"],
   ["A = [[1, 2, 3], [4, 5, 6]]; k = [[1], [2]]; L = mean(A * k)", ""],
@@ -149,7 +149,9 @@ async function exercise(page) {
     assert(/^score: [0-3]\/4$/.test(score), `${answer}: ${score}`);
     const rows = await page.$$eval("#ex-rows tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     assert(rows.some((r) => r[2] === result), `${answer}: no row says ${result}: ${JSON.stringify(rows)}`);
-    rows.filter((r) => r[2] === result).forEach((r) => hints.add(r[3]));
+    const shown = await page.$$eval("#ex-hints li", (li) => li.map((e) => e.textContent));
+    const ex = (await page.evaluate(() => window.explorerAnswer)).exercise;
+    ex.rows.filter((r) => r.result === result).forEach((r) => { assert(shown.includes(r.hint), `${answer}: hint not shown`); hints.add(r.hint); });
   }
   assert.strictEqual(hints.size, wrong.length, "each wrong answer its own hint");
   // Typed: the score follows the keystrokes.

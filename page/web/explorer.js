@@ -91,10 +91,13 @@
     $("score").textContent = ex.rows.length ? `score: ${ex.score}/${ex.max_score}` : "";
     const rows = ex.rows.map((r) => {
       const tr = document.createElement("tr");
-      for (const t of [r.check, r.points ? "✓ 1" : "✗ 0", r.result, r.hint]) tr.append(Object.assign(document.createElement("td"), { textContent: t }));
+      for (const t of [r.check, r.points ? "✓ 1" : "✗ 0", r.result]) tr.append(Object.assign(document.createElement("td"), { textContent: t }));
       return tr;
     });
     $("ex-rows").replaceChildren(...rows);
+    // Each distinct hint once, in the rows' order, as `autograd grade` lists them.
+    const hints = [...new Set(ex.rows.filter((r) => r.points === 0 && r.hint).map((r) => r.hint))];
+    $("ex-hints").replaceChildren(...hints.map((t) => Object.assign(document.createElement("li"), { textContent: t })));
   }
 
   function run(hash) {
@@ -112,7 +115,13 @@
     requestAnimationFrame(() => { document.body.dataset.frameMs = (performance.now() - t0).toFixed(2); });
   }
 
+  function fit(box) {  // as tall as the text, up to 12 lines
+    box.rows = Math.min(12, Math.max(3, box.value.split("\n").length));
+  }
+
   function edited() {
+    fit($("program"));
+    fit($("answer"));
     const hash = hashOf();
     try { history.replaceState(null, "", "#" + hash); } catch (e) { /* file:// in some browsers */ }
     run(hash);
@@ -133,6 +142,8 @@
       if (d) $("direction").replaceChildren(Object.assign(document.createElement("option"), { value: d, textContent: d }));
       $("direction").value = d || "";
     }
+    fit($("program"));
+    fit($("answer"));
     fw = bw = -1;
     // The link as it is, so that the engine names a misspelt field; the default program otherwise.
     run(hash.replace(/^#/, "") === "" ? hashOf() : hash.replace(/^#/, ""));

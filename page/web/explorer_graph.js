@@ -91,9 +91,18 @@ const Graph = (() => {
     return { at, w, h };
   }
 
+  // Out of the source's far side, straight through each crossed layer in its
+  // dummy's slot (which no box shares), into the target's near side: every
+  // slanted segment lies in a gap between layers, never behind a box.
   function edgePath(c, at, vertical) {
-    const pts = c.chain.map((k) => ({ ...at.get(k) }));
     const half = vertical ? box.h / 2 : box.w / 2;
+    const pts = [];
+    c.chain.forEach((k, i) => {
+      const p = at.get(k);
+      if (i === 0 || i === c.chain.length - 1) { pts.push({ ...p }); return; }
+      pts.push(vertical ? { x: p.x, y: p.y - half } : { x: p.x - half, y: p.y });
+      pts.push(vertical ? { x: p.x, y: p.y + half } : { x: p.x + half, y: p.y });
+    });
     const spread = ((c.slot + 1) / (c.arity + 1) - 0.5) * (vertical ? box.w : box.h) * 0.8;
     if (vertical) { pts[0].y += half; pts[pts.length - 1].y -= half + 2; pts[pts.length - 1].x += spread; }
     else { pts[0].x += half; pts[pts.length - 1].x -= half + 2; pts[pts.length - 1].y += spread; }
