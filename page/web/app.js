@@ -74,11 +74,21 @@
                     bn: ["bn.mean", "bn.var", "bn.train", "bn.running_mean", "bn.running_var", "bn.eval"] };
     for (const [view, keys] of Object.entries(views)) {
       const box = document.querySelector(`#${view} .steps`);
-      if (report.errors[view]) Draw.message(box, report.errors[view]);
+      if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
+      else if (report.errors[view]) Draw.message(box, report.errors[view]);
       else Draw.steps(box, report, keys);
       // A large batch: the engine sent its first rows only, and says so.
       if (report.labels.rows && !report.errors[view]) box.append(Draw.el("p", { class: "rows-shown" }, report.labels.rows));
     }
+  }
+
+  // One vector is no mistake: BatchNorm needs a batch, so the engine's sentence is
+  // a note, with the seeds' batch one click away (the header's seed 000 example).
+  function offerBatch(box, text) {
+    const batch = $("ex-seed000");
+    box.replaceChildren(Draw.el("p", { class: "view-note", role: "status" }, text + " "),
+                        Draw.el("p", {}, ""));
+    box.lastChild.append(Draw.el("a", { class: "offer", href: batch.getAttribute("href") }, "Try it on a batch: " + batch.textContent));
   }
 
   function backward() {
