@@ -203,14 +203,15 @@ ExerciseReport check_exercise(const std::string& name, const std::string& answer
 }
 
 std::string ExerciseReport::json() const {
-  std::string given_json = "[", rows_json = "[";
+  std::string given_json = "[", rows_json = "[", names_json = "[";
   for (const std::string& g : given) given_json += (given_json.size() > 1 ? "," : "") + quoted(g);
+  for (const std::string& n : exercise_names()) names_json += (names_json.size() > 1 ? "," : "") + quoted(n);
   for (const ExerciseRow& r : rows) {
     rows_json += (rows_json.size() > 1 ? "," : "") + Object().text("check", r.check).num("points", r.points)
                      .text("result", r.result).text("hint", r.hint).num("max_error", r.max_error).str();
   }
   return Object().text("exercise", name).text("title", title).text("statement", statement).text("answer_name", answer_name)
-      .raw("given", given_json + "]").raw("rows", rows_json + "]").num("score", score()).num("max_score", max_score()).str();
+      .raw("given", given_json + "]").raw("exercises", names_json + "]").raw("rows", rows_json + "]").num("score", score()).num("max_score", max_score()).str();
 }
 
 }  // namespace explorer

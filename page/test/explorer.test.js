@@ -142,6 +142,8 @@ async function exercise(page) {
   await goto(page, `exercise=layernorm_dx&answer=${enc(right)}`);
   assert.strictEqual(await page.$eval("#score", (e) => e.textContent), "score: 4/4", "the right answer");
   assert((await page.$eval("#ex-statement", (e) => e.textContent)).includes("dy"), "the statement");
+  const others = await page.$$eval("#ex-list a", (a) => a.map((e) => e.getAttribute("href")));
+  assert.deepStrictEqual(others, ["#exercise=layernorm_dx", "#exercise=matmul_dA", "#exercise=rmsnorm_dx", "#exercise=softmax_dx"], "the exercises");
   const hints = new Set();
   for (const [answer, result] of wrong) {
     await goto(page, `exercise=layernorm_dx&answer=${enc(answer)}`);
@@ -161,7 +163,8 @@ async function exercise(page) {
 }
 
 async function phone(page) {
-  const views = [["program", ""], ["exercise", `exercise=layernorm_dx&answer=${enc(wrong[0][0])}`], ["error", "program=x%3D%5B1"],
+  const views = [["program", ""], ["exercise", `exercise=layernorm_dx&answer=${enc(wrong[0][0])}`],
+                 ["exercise-unanswered", "exercise=rmsnorm_dx"], ["error", "program=x%3D%5B1"],
                  ["attention", `program=${enc(programs[3][0])}&direction=q`]];
   for (const width of [390, 1280]) {
     await page.setViewport({ width, height: 900 });

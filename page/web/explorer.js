@@ -88,6 +88,8 @@
     $("ex-statement").textContent = ex.statement;
     $("ex-given").textContent = ex.given.join(", ");
     $("ex-answer-name").textContent = ex.answer_name;
+    $("ex-list").replaceChildren(...ex.exercises.map((name) =>
+      Object.assign(document.createElement("a"), { href: "#exercise=" + name, textContent: name, className: "exercise-link" })));
     $("score").textContent = ex.rows.length ? `score: ${ex.score}/${ex.max_score}` : "";
     const rows = ex.rows.map((r) => {
       const tr = document.createElement("tr");
