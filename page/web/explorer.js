@@ -105,6 +105,7 @@
   function run(hash) {
     const t0 = performance.now();
     const answer = call(hash);
+    document.body.dataset.computeMs = (performance.now() - t0).toFixed(2);  // the engine and JSON.parse
     window.explorerAnswer = answer;  // what the engine said, for the browser test to compare
     if (answer.exercise !== undefined || exercise !== null) {
       drawExercise(answer);
