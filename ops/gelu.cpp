@@ -22,7 +22,11 @@ const OpDef& gelu_def() {
 }
 Var gelu(Var x) {
   Var inner = kScale * (x + kCubic * pow_scalar(x, 3.0));
-  return 0.5 * x * (1.0 + tanh(inner));
+  // One statement each: the operands of a * b run in an order each compiler picks
+  // (GCC's: b first), and the tape's node order must not depend on it.
+  const Var gate = 1.0 + tanh(inner);
+  const Var half_x = 0.5 * x;
+  return half_x * gate;
 }
 
 // ---- fused: one node, handwritten backward ----------------------------------

@@ -66,6 +66,13 @@ void batchnorm_eval(const Request& r, ag::Tape& tape, Report& report) {
   report.put("bn.eval", first_rows(y.value(), shown_rows(r.x)), "y, eval mode (running statistics)");
 }
 
+// Each row's mean and (biased) standard deviation, side by side: LayerNorm's promise, checked.
+arma::mat mean_and_std(const arma::mat& m) {
+  const arma::vec mean = arma::mean(m, 1);
+  const arma::mat centred = m.each_col() - mean;
+  return arma::join_rows(mean, arma::sqrt(arma::mean(arma::square(centred), 1)));
+}
+
 }  // namespace
 
 void forward_views(const Request& r, Report& report) {
@@ -80,7 +87,10 @@ void forward_views(const Request& r, Report& report) {
   report.put("eps", r.eps, "eps");
   report.put("params", 2.0 * static_cast<double>(r.x.n_cols), "parameters: 2 x d (gamma and beta)");
   view("ln", report, [&](ag::Tape& t, Report& out) {
-    put_steps("ln.", ag::layernorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), t.leaf(r.beta), r.eps), shown, out);
+    const ag::NormSteps steps = ag::layernorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), t.leaf(r.beta), r.eps);
+    put_steps("ln.", steps, shown, out);
+    out.put("ln.check", mean_and_std(first_rows(steps.norm.value(), shown)),
+            "check: x̂'s mean and std per row (0 and 1; the std is √(var / (var + ε)), just under 1)");
   });
   view("rms", report, [&](ag::Tape& t, Report& out) {
     put_steps("rms.", ag::rmsnorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), r.eps), shown, out);

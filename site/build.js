@@ -69,6 +69,10 @@ function learningPath(course, lessons, exercises, lessonData) {
   const summaries = lessonSummaries();
   const steps = new Map();
   steps.set("live", { key: "live", href: "live/index.html", title: course.live.title, summary: escapeHtml(course.live.summary) });
+  if (course.explorer) {
+    steps.set("explorer", { key: "explorer", href: "live/explorer.html", title: course.explorer.title,
+                            summary: escapeHtml(course.explorer.summary) });
+  }
   for (const name of lessons) {
     const data = lessonData.get(name);
     const prose = data ? data.cells.find((c) => c.kind === "markdown") : null;
@@ -177,8 +181,12 @@ function main() {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   copyAssets(path.join(here, "node_modules"), here, path.join(out, "assets"));
-  const live = flat.findIndex((s) => s.key === "live");
-  copyLivePage(args.page, path.join(out, "live"), flat[live + 1]);
+  // A live page's next step: the one after it on the path (index.html is the step "live").
+  const after = (page) => {
+    const href = `live/${page}`, at = flat.findIndex((s) => s.href === href);
+    return at >= 0 ? flat[at + 1] : null;
+  };
+  copyLivePage(args.page, path.join(out, "live"), after);
   lessonPages(out, args, flat, course, lessonData, failed);
   exercisePages(out, parts, flat, course, exercises);
   write(path.join(out, "index.html"), shell({ title: course.title, depth: 0, body: indexPage(course, parts), courseTitle: course.title }));

@@ -21,18 +21,18 @@ async function launch() {
   return { browser, profile };
 }
 
-// A new tab on the page (index.html + hash), at the size the screenshots use, that
+// A new tab on the page (index.html, or `file`, + hash), at the size the screenshots use, that
 // records every console error or warning, page error, failed request and request
 // outside the page's own folder (no server, no CDN) into `problems`; resolves
 // once the engine has loaded.
-async function openPage(browser, pageDir, hash, problems) {
+async function openPage(browser, pageDir, hash, problems, file = "index.html") {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
   page.on("console", (m) => { if (m.type() === "error" || m.type() === "warn") problems.push(`${m.type()}: ${m.text()}`); });
   page.on("pageerror", (e) => problems.push("page error: " + e.message));
   page.on("requestfailed", (r) => problems.push("request failed: " + r.url()));
   page.on("request", (r) => { if (!/^(file|data):/.test(r.url())) problems.push("fetched from outside: " + r.url()); });
-  await page.goto("file://" + path.resolve(pageDir, "index.html") + hash);
+  await page.goto("file://" + path.resolve(pageDir, file) + hash);
   await page.waitForFunction(() => document.body.dataset.ready === "1", { timeout: 60000 });
   return page;
 }

@@ -54,9 +54,24 @@ async function typeSeed003(page) {
   assert(w["fd.err"][0][0] < 1e-6, `the tape's dx is ${w["fd.err"][0][0]} from finite differences`);
   assert(w["jac.ones"][0][0] < 1e-14, "J 1 = 0");
   assert(Math.abs(w["jac.xhat"][0][0] / shrink - 1) < 1e-6, `|J x̂| / |x̂| = ${w["jac.xhat"][0][0]}, expected ${shrink}`);
+  // The mean-0 / std-1 check: x̂'s mean is 0 and its std √(var / (var + eps)), to rounding.
+  const check = w["ln.check"][0], variance = w["ln.1"][0][0];
+  assert(Math.abs(check[0]) < 1e-13 && Math.abs(check[1] - Math.sqrt(variance / (variance + 1e-5))) < 1e-13, `x̂'s mean and std: ${check}`);
+  assert.match(await page.$eval("#ln", (e) => e.textContent), /check: x̂'s mean and std/, "the check shown");
   assert.match(await page.$eval("#bn", (e) => e.textContent), /at least 2 samples/, "BatchNorm on one vector");
+  // ... said as what BatchNorm needs, with a batch one click away, not as an error in red.
+  assert.strictEqual(await page.$$eval(".view-error", (e) => e.length), 0, "no error on one vector");
+  assert.match(await page.$eval("#bn a.offer", (e) => e.getAttribute("href")), /^#rows=/, "BatchNorm offers a batch");
   await page.screenshot({ path: path.join(shots, "seed003.png"), fullPage: true });
   console.log(`ok seed 003 typed: ${n} numbers equal the native build's to 1e-12`);
+  // The sliders write the fields: gamma 0.5, beta -1, eps 1e-2 (log scale), then back.
+  for (const [id, value] of [["gamma-slider", "0.5"], ["beta-slider", "-1"], ["eps-slider", "-2"]]) {
+    const before = await h.draws(page);
+    await page.$eval("#" + id, (e, v) => { e.value = v; e.dispatchEvent(new Event("input")); }, value);
+    await h.waitForDraw(page, before);
+  }
+  await compareAll(page, "x=3,1,5,7&gamma=0.5&beta=-1&eps=1e-2", "the sliders", ["bn."]);
+  for (const [id, value] of [["gamma", "2"], ["beta", "1"], ["eps", "1e-5"]]) await h.typeInto(page, "#" + id, value);
 }
 
 async function typeSeed000(page) {

@@ -69,16 +69,26 @@
     const n = report.numbers;
     $("d").replaceChildren(String(n.x[0].length));
     $("params").replaceChildren(Draw.num("params", 0, 0, n.params[0][0]));
-    const views = { ln: ["x", "gamma", "beta", "ln.0", "ln.1", "ln.2", "ln.3", "ln.4", "ln.5", "ln.6", "ln.7"],
+    const views = { ln: ["x", "gamma", "beta", "ln.0", "ln.1", "ln.2", "ln.3", "ln.4", "ln.5", "ln.check", "ln.6", "ln.7"],
                     rms: ["rms.0", "rms.1", "rms.2", "rms.3", "rms.4", "rms.5"],
                     bn: ["bn.mean", "bn.var", "bn.train", "bn.running_mean", "bn.running_var", "bn.eval"] };
     for (const [view, keys] of Object.entries(views)) {
       const box = document.querySelector(`#${view} .steps`);
-      if (report.errors[view]) Draw.message(box, report.errors[view]);
+      if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
+      else if (report.errors[view]) Draw.message(box, report.errors[view]);
       else Draw.steps(box, report, keys);
       // A large batch: the engine sent its first rows only, and says so.
       if (report.labels.rows && !report.errors[view]) box.append(Draw.el("p", { class: "rows-shown" }, report.labels.rows));
     }
+  }
+
+  // One vector is no mistake: BatchNorm needs a batch, so the engine's sentence is
+  // a note, with the seeds' batch one click away (the header's seed 000 example).
+  function offerBatch(box, text) {
+    const batch = $("ex-seed000");
+    box.replaceChildren(Draw.el("p", { class: "view-note", role: "status" }, text + " "),
+                        Draw.el("p", {}, ""));
+    box.lastChild.append(Draw.el("a", { class: "offer", href: batch.getAttribute("href") }, "Try it on a batch: " + batch.textContent));
   }
 
   function backward() {
@@ -153,6 +163,16 @@
 
   function wire() {
     for (const f of fields) $(f).addEventListener("input", () => { foreign = []; recompute(); });
+    // A slider writes its field (one γ or β for every feature; ε on a log scale), as typing would.
+    for (const [slider, field, text] of [["gamma-slider", "gamma", (v) => v], ["beta-slider", "beta", (v) => v],
+                                         ["eps-slider", "eps", (v) => "1e" + v]]) {
+      $(slider).addEventListener("input", () => {
+        $(field).value = text($(slider).value);
+        if (slider === "eps-slider") $("eps-power").textContent = $(slider).value;
+        foreign = [];
+        recompute();
+      });
+    }
     $("digits").addEventListener("change", () => report && draw());
     $("all-numbers").addEventListener("change", () => report && draw());
     for (const [box, view] of [["show-rms", "rms"], ["show-bn", "bn"]]) {

@@ -24,27 +24,36 @@ function copyAssets(modules, siteSource, to) {
   fs.copyFileSync(path.join(siteSource, "site.css"), path.join(to, "site.css"));
 }
 
-// The live page: its index.html and the files it loads (src= and href=), nothing
-// else of BUILD/page (which also holds the WebAssembly build's objects), with a
-// line at its top back to the course and on to `next` (the path's next step).
+// The live pages: index.html, every page it links (explorer.html) and the files
+// each loads (src= and href=), nothing else of BUILD/page (which also holds the
+// WebAssembly build's objects), with a line at each page's top back to the course
+// and on to the path's next step (`next`: a page's name -> that step).
 function copyLivePage(pageDir, to, next) {
-  const index = path.join(pageDir, "index.html");
   if (!fs.existsSync(path.join(pageDir, "engine.js"))) {
     throw new Error(`no live page in ${pageDir}: build it first (cmake --build BUILD --target page; it needs Debian's emscripten)`);
   }
-  const html = fs.readFileSync(index, "utf8");
-  const files = new Set(["index.html"]);
-  for (const m of html.matchAll(/\b(?:src|href)="([^"#:]+)"/g)) files.add(m[1]);
   fs.mkdirSync(to, { recursive: true });
+  const files = new Set(["index.html"]), pages = ["index.html"];
+  for (let k = 0; k < pages.length; k++) {
+    const html = fs.readFileSync(path.join(pageDir, pages[k]), "utf8");
+    for (const m of html.matchAll(/\b(?:src|href)="([^"#:]+)"/g)) {
+      if (files.has(m[1])) continue;
+      files.add(m[1]);
+      if (m[1].endsWith(".html")) pages.push(m[1]);
+    }
+  }
   for (const file of files) {
     if (file.includes("..") || !fs.existsSync(path.join(pageDir, file))) throw new Error(`the live page loads ${file}, which is not in ${pageDir}`);
     fs.copyFileSync(path.join(pageDir, file), path.join(to, file));
   }
-  // In the course, the page links back to it (the page itself stands alone, in BUILD/page too).
-  if (!/<body[^>]*>/.test(html)) throw new Error(`${index} has no <body>`);
-  fs.writeFileSync(path.join(to, "index.html"), html.replace(/<body[^>]*>/, (body) =>
-    `${body}\n<p style="margin:.5rem 1rem;font:14px system-ui,sans-serif"><a href="../index.html">← the course</a>` +
-    (next ? ` · next: <a href="../${next.href}">${escapeHtml(next.title)}</a>` : "") + "</p>"));
+  // In the course, each page links back to it (the pages themselves stand alone, in BUILD/page too).
+  for (const page of pages) {
+    const html = fs.readFileSync(path.join(pageDir, page), "utf8"), after = next(page);
+    if (!/<body[^>]*>/.test(html)) throw new Error(`${path.join(pageDir, page)} has no <body>`);
+    fs.writeFileSync(path.join(to, page), html.replace(/<body[^>]*>/, (body) =>
+      `${body}\n<p style="margin:.5rem 1rem;font:14px system-ui,sans-serif"><a href="../index.html">← the course</a>` +
+      (after ? ` · next: <a href="../${after.href}">${escapeHtml(after.title)}</a>` : "") + "</p>"));
+  }
 }
 
 module.exports = { copyAssets, copyLivePage };
