@@ -11,11 +11,11 @@ void check_gpt_spec(const GptSpec& s) {
   if (s.vocab < 2) fail("the vocabulary needs at least 2 tokens, got " + std::to_string(s.vocab));
   if (s.context < 1) fail("the context must be at least 1 token");
   if (s.layers < 1) fail("needs at least 1 layer");
-  if (s.block.heads < 1 || s.block.width % s.block.heads != 0) {
+  if (!heads_split_width(s.block.width, s.block.heads)) {
     fail("the width " + std::to_string(s.block.width) + " must be a positive multiple of the heads " +
          std::to_string(s.block.heads));
   }
-  if (s.block.placement != Placement::None && s.block.norm == Norm::None) fail("norm placement pre or post needs a norm");
+  if (!placement_has_norm(s.block)) fail("norm placement pre or post needs a norm");
   if (!(s.block.dropout >= 0 && s.block.dropout < 1)) fail("dropout must be in [0, 1)");
 }
 

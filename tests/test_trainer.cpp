@@ -41,6 +41,11 @@ class FakeTask : public ag::TrainingTask {
   }
   std::vector<ag::Parameter*> parameters() override { return {&w}; }
   std::string describe() const override { return "w"; }
+  std::string data_summary() const override { return ""; }
+  std::string result_summary(const std::vector<ag::Metrics>&) override { return "w\n"; }
+  std::string title() const override { return "w"; }
+  ag::PlotStyle plot_style() const override { return {}; }
+  std::string checkpoint_description() const override { return "format=fake"; }
 
   ag::Parameter w{"w", arma::mat(1, 1, arma::fill::zeros)};
   double poison = 0;  // NaN: the loss diverges

@@ -40,11 +40,11 @@ class Loop {
       : config_(config),
         task_(task),
         callbacks_(callbacks),
-        optimizer_(make_optimizer(config, task.parameters())),
         shards_(shard_threads(config)),
         per_epoch_((task.train_size() + static_cast<std::size_t>(config.batch_size) - 1) /
                    static_cast<std::size_t>(config.batch_size)),
-        schedule_(make_schedule(config, static_cast<long long>(per_epoch_) * config.epochs)) {}
+        schedule_(make_schedule(config, static_cast<long long>(per_epoch_) * config.epochs)),
+        optimizer_(make_optimizer(config, task.parameters(), schedule_.at(0))) {}
 
   std::vector<Metrics> run();
 
@@ -56,10 +56,10 @@ class Loop {
   const RunConfig& config_;
   TrainingTask& task_;
   const TrainCallbacks& callbacks_;
-  std::unique_ptr<Optimizer> optimizer_;
   ShardRunner shards_;
   std::size_t per_epoch_;
-  Schedule schedule_;
+  Schedule schedule_;  // the learning rate's one source: config.lr is read by it alone
+  std::unique_ptr<Optimizer> optimizer_;
   long long steps_ = 0;
   Running interval_;  // since the last evaluation: a point's train loss
   std::vector<Metrics> history_;
@@ -145,6 +145,10 @@ long long total_steps(const RunConfig& config, std::size_t train_size) {
 }
 
 TimeAxis axis_of(const RunConfig& config) { return schedule_in_steps(config) ? TimeAxis::Step : TimeAxis::Epoch; }
+
+long long last_x(const RunConfig& config, std::size_t train_size) {
+  return axis_of(config) == TimeAxis::Step ? total_steps(config, train_size) : config.epochs;
+}
 
 std::vector<Metrics> train(const RunConfig& config, TrainingTask& task, const TrainCallbacks& callbacks) {
   config.validate();
