@@ -149,8 +149,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   const bool quick = vm.count("quick") > 0, keep_memory = malloc_mode == "keep";
   require_case(only, quick);
 
-  bench::set_blas_threads(1);
-  // Before the first Tape, which would otherwise apply the library's default (Keep).
+  // BLAS runs on one thread (main asks, autograd/blas_threads.h); the memory policy main asked for is replaced here.
   ag::set_memory_policy(keep_memory ? ag::MemoryPolicy::Keep : ag::MemoryPolicy::GlibcDefaults);
   const bench::Plan plan = make_plan(quick, repeats, caches == "cold");
   if (quick) rounds = std::min(rounds, 2);

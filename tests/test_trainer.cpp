@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/memory.h"
 #include "ops/ops.h"
 #include "train/shards.h"
 #include "train/trainer.h"
@@ -96,6 +97,14 @@ BOOST_AUTO_TEST_CASE(callbacks_come_in_order_and_rows_say_where_they_were_taken)
   }
   BOOST_TEST(history.back().val_loss < history.front().val_loss);  // w moved towards 4.5
   BOOST_TEST(task.w.value()(0) > 1.0);
+}
+
+// ag::train is a library function: malloc's settings stay as the program left them
+// (this one never asks, autograd/memory.h).
+BOOST_AUTO_TEST_CASE(training_changes_no_process_wide_setting) {
+  FakeTask task;
+  ag::train(config(), task);
+  BOOST_TEST(!ag::memory_policy_chosen());
 }
 
 BOOST_AUTO_TEST_CASE(one_or_two_threads_give_the_same_bits) {

@@ -6,7 +6,6 @@
 #include <limits>
 #include <memory>
 
-#include "autograd/memory.h"
 #include "data/datasets.h"
 #include "train/shards.h"
 
@@ -153,7 +152,6 @@ long long last_x(const RunConfig& config, std::size_t train_size) {
 std::vector<Metrics> train(const RunConfig& config, TrainingTask& task, const TrainCallbacks& callbacks) {
   config.validate();
   if (task.train_size() == 0) throw Error("train: no samples to train on");
-  use_memory_policy();  // every step frees and reallocates its matrices: keep the pages (autograd/memory.h)
   Loop loop(config, task, callbacks);
   return loop.run();
 }
