@@ -42,18 +42,10 @@ std::vector<TangentSeed> parameter_seeds(Tape& tape, const std::vector<Parameter
                                          const std::vector<arma::mat>& tangents);
 
 // Marks every node recorded while alive as a tangent (Node::tangent).
-class TangentScope {
+class TangentScope : TapeFlagScope {
  public:
-  explicit TangentScope(Tape& tape) : tape_(tape), previous_(tape.recording_tangents()) {
-    tape_.set_recording_tangents(true);
-  }
-  ~TangentScope() { tape_.set_recording_tangents(previous_); }
-  TangentScope(const TangentScope&) = delete;
-  TangentScope& operator=(const TangentScope&) = delete;
-
- private:
-  Tape& tape_;
-  bool previous_;
+  explicit TangentScope(Tape& tape)
+      : TapeFlagScope(tape, &Tape::recording_tangents, &Tape::set_recording_tangents, true) {}
 };
 
 }  // namespace ag

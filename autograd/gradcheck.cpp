@@ -40,6 +40,47 @@ arma::mat numeric_gradient(const ScalarFunction& f, std::vector<arma::mat> input
   return g;
 }
 
+arma::mat directional_difference(const MatrixFunction& f, const std::vector<arma::mat>& inputs,
+                                 const std::vector<arma::mat>& v, double eps) {
+  if (v.size() != inputs.size()) {
+    throw Error("directional_difference: " + std::to_string(v.size()) + " directions for " +
+                std::to_string(inputs.size()) + " inputs");
+  }
+  std::vector<arma::mat> plus = inputs, minus = inputs;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    plus[k] += eps * v[k];
+    minus[k] -= eps * v[k];
+  }
+  return (f(plus) - f(minus)) / (2 * eps);
+}
+
+namespace {
+
+// Compares r.analytic with r.numeric element by element: the largest errors, the
+// worst element (by how far it is past the tolerance) and whether all pass.
+void compare_elements(InputReport& r, const GradcheckOptions& options) {
+  double worst_excess = -1;
+  for (arma::uword e = 0; e < r.numeric.n_elem; ++e) {
+    const double numeric = r.numeric(e);
+    const double analytic = r.analytic(e);
+    const double abs_err = std::abs(analytic - numeric);
+    const double scale = std::max(std::abs(analytic), std::abs(numeric));
+    r.max_abs_error = std::max(r.max_abs_error, abs_err);
+    r.max_rel_error = std::max(r.max_rel_error, scale > 0 ? abs_err / scale : 0.0);
+    const double excess = abs_err - (options.atol + options.rtol * std::abs(numeric));  // > 0: outside
+    if (!within_tolerance(analytic, numeric, options.atol, options.rtol)) r.passed = false;
+    if (e == 0 || !(excess <= worst_excess)) {  // NaN counts as the worst
+      worst_excess = std::isnan(excess) ? arma::datum::inf : excess;
+      r.worst_row = e % r.rows;
+      r.worst_col = e / r.rows;
+      r.worst_analytic = analytic;
+      r.worst_numeric = numeric;
+    }
+  }
+}
+
+}  // namespace
+
 GradcheckReport gradcheck(const TapeFunction& f, const std::vector<arma::mat>& inputs,
                           const GradcheckOptions& options, const std::vector<std::string>& names) {
   Rng rng(options.seed);
@@ -63,28 +104,7 @@ GradcheckReport gradcheck(const TapeFunction& f, const std::vector<arma::mat>& i
     r.analytic = tape.grad(vars[k]);
     r.numeric = numeric_gradient([&](const std::vector<arma::mat>& x) { return weighted_output(f, x, w); },
                                  inputs, k, options.eps);
-
-    double worst_excess = -1;
-    for (arma::uword e = 0; e < inputs[k].n_elem; ++e) {
-      const double numeric = r.numeric(e);
-      const double analytic = r.analytic(e);
-
-      const double abs_err = std::abs(analytic - numeric);
-      const double scale = std::max(std::abs(analytic), std::abs(numeric));
-      const double rel_err = scale > 0 ? abs_err / scale : 0.0;
-      r.max_abs_error = std::max(r.max_abs_error, abs_err);
-      r.max_rel_error = std::max(r.max_rel_error, rel_err);
-      // PyTorch's allclose: |a - n| <= atol + rtol |n|. NaN fails.
-      const double excess = abs_err - (options.atol + options.rtol * std::abs(numeric));
-      if (!(excess <= 0)) r.passed = false;
-      if (e == 0 || !(excess <= worst_excess)) {  // NaN counts as the worst
-        worst_excess = std::isnan(excess) ? arma::datum::inf : excess;
-        r.worst_row = e % r.rows;
-        r.worst_col = e / r.rows;
-        r.worst_analytic = analytic;
-        r.worst_numeric = numeric;
-      }
-    }
+    compare_elements(r, options);
     report.passed = report.passed && r.passed;
     report.inputs.push_back(std::move(r));
   }
@@ -114,18 +134,19 @@ DotProductReport dot_product_test(const TapeFunction& f, const std::vector<arma:
 
   // <v, J^T u> from the tape, and x +- eps v for the numeric side.
   DotProductReport r;
-  std::vector<arma::mat> plus = inputs, minus = inputs;
+  std::vector<arma::mat> v;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const arma::mat v = rng.uniform(inputs[k].n_rows, inputs[k].n_cols, -1.0, 1.0);
-    r.v_dot_jtu += arma::accu(v % tape.grad(vars[k]));
-    plus[k] += options.eps * v;
-    minus[k] -= options.eps * v;
+    v.push_back(rng.uniform(inputs[k].n_rows, inputs[k].n_cols, -1.0, 1.0));
+    r.v_dot_jtu += arma::accu(v[k] % tape.grad(vars[k]));
   }
-  r.jv_dot_u = (weighted_output(f, plus, u) - weighted_output(f, minus, u)) / (2 * options.eps);
+  const MatrixFunction weighted = [&](const std::vector<arma::mat>& x) {
+    return arma::mat(1, 1, arma::fill::value(weighted_output(f, x, u)));
+  };
+  r.jv_dot_u = directional_difference(weighted, inputs, v, options.eps)(0);
   r.abs_error = std::abs(r.jv_dot_u - r.v_dot_jtu);
   const double scale = std::max(std::abs(r.jv_dot_u), std::abs(r.v_dot_jtu));
   r.rel_error = scale > 0 ? r.abs_error / scale : 0.0;
-  r.passed = r.abs_error <= options.atol + options.rtol * std::abs(r.jv_dot_u);
+  r.passed = within_tolerance(r.v_dot_jtu, r.jv_dot_u, options.atol, options.rtol);
   return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include <armadillo>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@
 #include "autograd/tape.h"
 
 namespace ag {
+
+// The defaults, PyTorch's: the step, and the tolerance of within_tolerance.
+constexpr double kDefaultEps = 1e-6, kDefaultAtol = 1e-5, kDefaultRtol = 1e-3;
 
 // f records on the tape it is given and returns its output; the inputs arrive as leaves.
 using TapeFunction = std::function<Var(Tape& tape, const std::vector<Var>& inputs)>;
@@ -27,12 +31,28 @@ using ScalarFunction = std::function<double(const std::vector<arma::mat>& inputs
 // check and the assignment grader all use it): element e of the result is
 // (f(x + eps e_e) - f(x - eps e_e)) / (2 eps), with x = inputs[k].
 arma::mat numeric_gradient(const ScalarFunction& f, std::vector<arma::mat> inputs, std::size_t k,
-                           double eps = 1e-6);
+                           double eps = kDefaultEps);
+
+// A function of the inputs to any matrix: an output, or a gradient.
+using MatrixFunction = std::function<arma::mat(const std::vector<arma::mat>& inputs)>;
+
+// The one directional difference, beside it: (f(x + eps v) - f(x - eps v)) / (2 eps),
+// the derivative of f along v (x = inputs, v one direction per input). Forward
+// mode's JVP is checked against it, and a Hessian-vector product as the
+// directional difference of the gradient.
+arma::mat directional_difference(const MatrixFunction& f, const std::vector<arma::mat>& inputs,
+                                 const std::vector<arma::mat>& v, double eps);
+
+// The one tolerance test, PyTorch's allclose for one element:
+// |value - reference| <= atol + rtol |reference|. NaN is never within.
+inline bool within_tolerance(double value, double reference, double atol = kDefaultAtol, double rtol = kDefaultRtol) {
+  return std::abs(value - reference) <= atol + rtol * std::abs(reference);
+}
 
 struct GradcheckOptions {
-  double eps = 1e-6;
-  double atol = 1e-5;
-  double rtol = 1e-3;
+  double eps = kDefaultEps;
+  double atol = kDefaultAtol;
+  double rtol = kDefaultRtol;
   unsigned seed = 0;  // for the output weights and the dot-product directions
 };
 

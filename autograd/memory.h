@@ -23,8 +23,8 @@
 //
 // Opt-in: malloc's settings belong to the whole process, so the library
 // changes none unless the program asks. use_memory_policy() asks for Keep
-// (the autograd program, ag::train, the benchmarks and the lessons call
-// it); set_memory_policy() chooses either. A program that does neither keeps
+// (the autograd program, whose main serves the benchmarks too, and the
+// lessons call it; ag::train does not: it is a library function); set_memory_policy() chooses either. A program that does neither keeps
 // glibc's defaults, untouched, and pays the faults above.
 #pragma once
 

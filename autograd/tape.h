@@ -92,6 +92,9 @@ struct Saved {
   std::vector<Var> inputs;
   bool output = false;
   std::size_t extra_bytes = 0;
+
+  // The backward reads the node's own output only (exp, sqrt, sigmoid, softmax: y' in terms of y).
+  static Saved output_only() { return Saved{{}, true}; }
 };
 
 // What a forward-mode rule (a Jacobian-vector product) sees: the node, its
@@ -311,19 +314,30 @@ std::string op_label(const Node& node);
 Tape& tape_of(const char* op, Var a);
 Tape& tape_of(const char* op, Var a, Var b);
 
-// Records no backward while alive: results are constants, nothing is saved.
-class NoGrad {
+// The one scope guard for a tape's flags: sets one to `value` while alive and
+// restores what it was, however the scope is left. NoGrad, TangentScope
+// (autograd/forward.h) and masked_fill's pause of anomaly mode are its uses.
+class TapeFlagScope {
  public:
-  explicit NoGrad(Tape& tape) : tape_(tape), previous_(tape.grad_enabled()) {
-    tape_.set_grad_enabled(false);
+  using Get = bool (Tape::*)() const;
+  using Set = void (Tape::*)(bool);
+  TapeFlagScope(Tape& tape, Get get, Set set, bool value) : tape_(tape), set_(set), previous_((tape.*get)()) {
+    (tape_.*set_)(value);
   }
-  ~NoGrad() { tape_.set_grad_enabled(previous_); }
-  NoGrad(const NoGrad&) = delete;
-  NoGrad& operator=(const NoGrad&) = delete;
+  ~TapeFlagScope() { (tape_.*set_)(previous_); }
+  TapeFlagScope(const TapeFlagScope&) = delete;
+  TapeFlagScope& operator=(const TapeFlagScope&) = delete;
 
  private:
   Tape& tape_;
+  Set set_;
   bool previous_;
+};
+
+// Records no backward while alive: results are constants, nothing is saved.
+class NoGrad : TapeFlagScope {
+ public:
+  explicit NoGrad(Tape& tape) : TapeFlagScope(tape, &Tape::grad_enabled, &Tape::set_grad_enabled, false) {}
 };
 
 }  // namespace ag

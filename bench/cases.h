@@ -61,11 +61,8 @@ double sum_of(const double* v, std::size_t n);
 // Writes n doubles with non-temporal stores, as the kernels write large outputs (a bound's write pass).
 void fill_streamed(double* out, std::size_t n, double value);
 
-// Makes BLAS single-threaded (OpenBLAS reads OPENBLAS_NUM_THREADS only at load time).
-void set_blas_threads(int n);
-
-// The memory policy is the library's (autograd/memory.h): the first Tape
-// keeps freed memory for reuse. The peer gets the same policy through
+// The memory policy is the program's (autograd/memory.h; `autograd bench --malloc`):
+// by default freed memory is kept for reuse. The peer gets the same policy through
 // kKeepMemoryEnv, so the ratio compares the work, not the page faults.
 extern const char* const kKeepMemoryEnv;
 

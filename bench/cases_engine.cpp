@@ -1,6 +1,4 @@
 // The machine's memory bandwidth (read, write, copy) and the engine's fixed cost per op.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -16,14 +14,6 @@
 #include "ops/stream.h"
 
 namespace bench {
-
-void set_blas_threads(int n) {
-  // Looked up at run time, so a build against another BLAS still links and runs.
-  using SetThreads = void (*)(int);
-  if (void* f = dlsym(RTLD_DEFAULT, "openblas_set_num_threads")) {
-    reinterpret_cast<SetThreads>(f)(n);
-  }
-}
 
 const char* const kKeepMemoryEnv = "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=2147483647 GLIBC_TUNABLES=glibc.malloc.mxfast=0";
 

@@ -7,9 +7,11 @@ namespace ag {
 
 namespace {
 
-// PyTorch's allclose, element by element: |a - b| <= atol + rtol |b|.
+// within_tolerance (autograd/gradcheck.h), element by element.
 arma::umat close_mask(const arma::mat& a, const arma::mat& b, const DiagnoseOptions& o) {
-  return arma::abs(a - b) <= o.atol + o.rtol * arma::abs(b);
+  arma::umat ok(arma::size(a));
+  for (arma::uword e = 0; e < a.n_elem; ++e) ok(e) = within_tolerance(a(e), b(e), o.atol, o.rtol) ? 1 : 0;
+  return ok;
 }
 
 bool all_close(const arma::mat& a, const arma::mat& b, const DiagnoseOptions& o) {
@@ -132,6 +134,61 @@ std::string fraction_text(double x) {
   return os.str();
 }
 
+namespace {
+
+// yours ~ c expected for the best c (least squares), accepted if it explains every
+// element; or a ratio past the largest double. True when `d` now says which.
+bool explained_by_factor(const arma::mat& yours, const arma::mat& expected, const DiagnoseOptions& o, Diagnosis& d) {
+  const double scale = arma::abs(expected).max();
+  if (scale <= o.atol) return false;
+  const double c = fitted_factor(yours, expected);
+  if (!std::isfinite(c)) {  // yours / expected is past the largest double: no factor to name
+    std::ostringstream os;
+    os.precision(3);
+    os << "Yours is far too large: up to " << arma::abs(yours).max() << " where the expected gradient is at most "
+       << scale << ", a ratio past the largest double. A division by a value that should be a multiplication, "
+       << "or an exponent applied twice?";
+    d.kind = Mistake::Unrecognised;
+    d.hint = os.str();
+    return true;
+  }
+  if (!all_close(yours, c * expected, o) || std::abs(c - 1) <= 1e-6) return false;
+  d.factor = c;
+  d.factor_text = fraction_text(c);
+  if (std::abs(c + 1) < 1e-6) {
+    d.kind = Mistake::WrongSign;
+    d.hint = "Right size, wrong sign: yours = -expected. Check a subtraction, or the sign of a term.";
+  } else {
+    d.kind = Mistake::ConstantFactor;
+    d.hint = "Off by a constant factor: yours = " + d.factor_text + " x expected." + factor_meaning(c, o);
+    if (c < 0) d.hint += " (The sign is flipped too.)";
+  }
+  return true;
+}
+
+// What no factor explains: a transpose, some elements right (`ok`), or no pattern.
+void explain_pattern(const arma::mat& yours, const arma::mat& expected, const arma::umat& ok, const DiagnoseOptions& o,
+                     Diagnosis& d) {
+  if (yours.n_rows == yours.n_cols && yours.n_rows > 1 && all_close(yours.t(), expected, o)) {
+    d.kind = Mistake::Transposed;
+    d.hint = "Yours is the transpose of the expected gradient: check the order of a matrix product or a .t().";
+    return;
+  }
+  if (d.correct_elements > 0) {
+    d.kind = Mistake::PartlyCorrect;
+    d.hint = "Correct on " + std::to_string(d.correct_elements) + " of " + std::to_string(d.total_elements) +
+             " elements, " + where_wrong(ok) + ": a loop bound, or a term that only some elements get?";
+    return;
+  }
+  d.kind = Mistake::Unrecognised;
+  std::ostringstream os;
+  os << "Wrong everywhere with no simple pattern (largest difference " << d.max_abs_error
+     << "). Re-derive it on a 1x3 example by hand and compare term by term.";
+  d.hint = os.str();
+}
+
+}  // namespace
+
 Diagnosis diagnose_gradient(const arma::mat& yours, const arma::mat& expected, const DiagnoseOptions& o) {
   if (yours.n_rows != expected.n_rows || yours.n_cols != expected.n_cols) {
     return different_shapes(yours, expected, o);
@@ -147,56 +204,12 @@ Diagnosis diagnose_gradient(const arma::mat& yours, const arma::mat& expected, c
     return d;
   }
   if (d.correct_elements == d.total_elements) return d;  // correct
-
-  const double scale = arma::abs(expected).max();
   if (arma::abs(yours).max() <= o.atol) {
     d.kind = Mistake::Zero;
     d.hint = "Yours is all zeros: is the TODO still there, or is the result never written?";
     return d;
   }
-  // The best c in yours ~ c expected (least squares), accepted if it explains every element.
-  if (scale > o.atol) {
-    const double c = fitted_factor(yours, expected);
-    if (!std::isfinite(c)) {  // yours / expected is past the largest double: no factor to name
-      std::ostringstream os;
-      os.precision(3);
-      os << "Yours is far too large: up to " << arma::abs(yours).max() << " where the expected gradient is at most "
-         << scale << ", a ratio past the largest double. A division by a value that should be a multiplication, "
-         << "or an exponent applied twice?";
-      d.kind = Mistake::Unrecognised;
-      d.hint = os.str();
-      return d;
-    }
-    if (all_close(yours, c * expected, o) && std::abs(c - 1) > 1e-6) {
-      d.factor = c;
-      d.factor_text = fraction_text(c);
-      if (std::abs(c + 1) < 1e-6) {
-        d.kind = Mistake::WrongSign;
-        d.hint = "Right size, wrong sign: yours = -expected. Check a subtraction, or the sign of a term.";
-      } else {
-        d.kind = Mistake::ConstantFactor;
-        d.hint = "Off by a constant factor: yours = " + d.factor_text + " x expected." + factor_meaning(c, o);
-        if (c < 0) d.hint += " (The sign is flipped too.)";
-      }
-      return d;
-    }
-  }
-  if (yours.n_rows == yours.n_cols && yours.n_rows > 1 && all_close(yours.t(), expected, o)) {
-    d.kind = Mistake::Transposed;
-    d.hint = "Yours is the transpose of the expected gradient: check the order of a matrix product or a .t().";
-    return d;
-  }
-  if (d.correct_elements > 0) {
-    d.kind = Mistake::PartlyCorrect;
-    d.hint = "Correct on " + std::to_string(d.correct_elements) + " of " + std::to_string(d.total_elements) +
-             " elements, " + where_wrong(ok) + ": a loop bound, or a term that only some elements get?";
-    return d;
-  }
-  d.kind = Mistake::Unrecognised;
-  std::ostringstream os;
-  os << "Wrong everywhere with no simple pattern (largest difference " << d.max_abs_error
-     << "). Re-derive it on a 1x3 example by hand and compare term by term.";
-  d.hint = os.str();
+  if (!explained_by_factor(yours, expected, o, d)) explain_pattern(yours, expected, ok, o, d);
   return d;
 }
 

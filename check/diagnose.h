@@ -52,8 +52,8 @@ struct Diagnosis {
 };
 
 struct DiagnoseOptions {
-  double atol = 1e-5;
-  double rtol = 1e-3;
+  double atol = kDefaultAtol;  // autograd/gradcheck.h: the one default
+  double rtol = kDefaultRtol;
   // Sizes worth naming in a hint about a factor, e.g. {"N, the number of rows", 4}:
   // a factor 1/4 then reads "1/N".
   std::vector<std::pair<std::string, double>> sizes;

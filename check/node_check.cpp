@@ -47,28 +47,48 @@ Grads node_backward_alone(const Node& node, const Inputs& inputs, const arma::ma
 
 namespace {
 
+// The node's forward as a function of its inputs: its ag::Function's, or its op-table
+// row replayed with the node's constants. Empty, with `note` saying why, when there is none.
+Forward forward_of(const Node& node, std::string& note) {
+  if (const Function* f = custom_function(node)) return f->forward;
+  if (const OpRow* row = find_op(node.op)) {
+    try {
+      return replay(*row, node);
+    } catch (const Error& e) {
+      note = std::string("cannot replay: ") + e.what();
+      return {};
+    }
+  }
+  note = "no op-table row for '" + node.op + "' and no ag::Function behind it";
+  return {};
+}
+
+// One line per distinct hint, naming the inputs it is about: "inputs 0, 1: ...".
+std::string hint_note(const std::vector<Diagnosis>& inputs) {
+  std::vector<std::pair<std::string, std::string>> hints;  // hint -> "0, 1"
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (inputs[k].correct()) continue;
+    auto it = std::find_if(hints.begin(), hints.end(), [&](const auto& h) { return h.first == inputs[k].hint; });
+    if (it == hints.end()) hints.push_back({inputs[k].hint, std::to_string(k)});
+    else it->second += ", " + std::to_string(k);
+  }
+  std::string note;
+  for (const auto& [hint, which] : hints) {
+    note += (note.empty() ? "" : " ") + std::string(which.find(',') == std::string::npos ? "input " : "inputs ") + which +
+            ": " + hint;
+  }
+  return note;
+}
+
 NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& options) {
   const Node& node = tape.node(id);
   NodeCheck c;
   c.id = id;
   c.op = node.op;
+  const Forward forward = forward_of(node, c.note);
+  if (!forward) return c;
   Inputs inputs;
   for (std::size_t in : node.inputs) inputs.push_back(tape.value(in));
-
-  Forward forward;
-  if (const Function* f = custom_function(node)) {
-    forward = f->forward;
-  } else if (const OpRow* row = find_op(node.op)) {
-    try {
-      forward = replay(*row, node);
-    } catch (const Error& e) {
-      c.note = std::string("cannot replay: ") + e.what();
-      return c;
-    }
-  } else {
-    c.note = "no op-table row for '" + node.op + "' and no ag::Function behind it";
-    return c;
-  }
 
   // <w, forward> with fixed random weights w: one backward (dout = w) checks every input.
   Rng rng(options.seed * 7919 + id);
@@ -85,25 +105,16 @@ NodeCheck check_one(const Tape& tape, std::size_t id, const GradcheckOptions& op
   DiagnoseOptions diagnose_options;
   diagnose_options.atol = options.atol;
   diagnose_options.rtol = options.rtol;
-  c.status = NodeStatus::Passed;
-  std::vector<std::pair<std::string, std::string>> hints;  // hint -> "0, 1": one line per distinct hint
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     Diagnosis d;  // an input that needs no gradient is not checked
     if (tape.node(node.inputs[k]).requires_grad) {
       d = diagnose_gradient(analytic[k], numeric_gradient(weighted, inputs, k, options.eps), diagnose_options);
     }
-    if (!d.correct()) {
-      c.status = NodeStatus::Failed;
-      auto it = std::find_if(hints.begin(), hints.end(), [&](const auto& h) { return h.first == d.hint; });
-      if (it == hints.end()) hints.push_back({d.hint, std::to_string(k)});
-      else it->second += ", " + std::to_string(k);
-    }
     c.inputs.push_back(d);
   }
-  for (const auto& [hint, which] : hints) {
-    c.note += (c.note.empty() ? "" : " ") + std::string(which.find(',') == std::string::npos ? "input " : "inputs ") +
-              which + ": " + hint;
-  }
+  c.note = hint_note(c.inputs);
+  const bool all_correct = std::all_of(c.inputs.begin(), c.inputs.end(), [](const Diagnosis& d) { return d.correct(); });
+  c.status = all_correct ? NodeStatus::Passed : NodeStatus::Failed;
   return c;
 }
 

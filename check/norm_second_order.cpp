@@ -81,14 +81,11 @@ NormHvp compare_norm_hvp(const NormInputs& in, std::uint64_t seed) {
   r.composed = flatten(hvp(norm_loss(in, false), p, v));
   r.fused = flatten(hvp(norm_loss(in, true), p, v));
   const double eps = 1e-5;  // relative: v carries each input's scale
-  std::vector<arma::mat> plus = p, minus = p;
-  for (std::size_t k = 0; k < p.size(); ++k) {
-    plus[k] += eps * v[k];
-    minus[k] -= eps * v[k];
-  }
   const arma::mat one(1, 1, arma::fill::ones);
-  r.numeric = (flatten(vjp(norm_loss(in, false), plus, one).cotangents) -
-               flatten(vjp(norm_loss(in, false), minus, one).cotangents)) / (2 * eps);
+  const MatrixFunction gradient = [&](const std::vector<arma::mat>& x) {
+    return arma::mat(flatten(vjp(norm_loss(in, false), x, one).cotangents));
+  };
+  r.numeric = directional_difference(gradient, p, v, eps);
   r.composed_fused_rel = rel(r.composed, r.fused);
   r.composed_numeric_rel = rel(r.composed, r.numeric);
   r.fused_numeric_rel = rel(r.fused, r.numeric);

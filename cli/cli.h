@@ -24,6 +24,10 @@ struct UsageError : std::runtime_error {
 bool parse_options(const std::string& command, const std::string& summary,
                    po::options_description& options, const std::vector<std::string>& args,
                    po::variables_map& vm, const po::positional_options_description* positional = nullptr);
+// The same without po::notify: the caller notifies, after choosing what the bound options land in.
+bool store_options(const std::string& command, const std::string& summary,
+                   po::options_description& options, const std::vector<std::string>& args,
+                   po::variables_map& vm, const po::positional_options_description* positional = nullptr);
 
 // Checks on parsed numbers, each throwing UsageError "--NAME must be ..., got X".
 // Parse counts as signed types: Program_options reads "-1" into an unsigned as 4294967295.

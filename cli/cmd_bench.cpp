@@ -120,6 +120,25 @@ void require_case(const std::string& only, bool quick) {
   throw UsageError("no case named '" + only + "'; the cases are:" + names);
 }
 
+void check_settings(int repeats, int rounds, const std::string& peer_mode, const std::string& malloc_mode,
+                    const std::string& caches) {
+  if (repeats < 1) throw UsageError("--repeats must be at least 1, got " + std::to_string(repeats));
+  if (rounds < 1) throw UsageError("--rounds must be at least 1, got " + std::to_string(rounds));
+  require_one_of("peer", peer_mode, "auto", "off");
+  require_one_of("malloc", malloc_mode, "keep", "default");
+  require_one_of("caches", caches, "warm", "cold");
+}
+
+void print_results(const bench::Rounds& both, bool quick) {
+  const std::vector<bench::Result>& results = both.ours;
+  const bench::Peer& peer = both.peer;
+  std::cout << bench::format_table(results, peer) << "\npeer: " << peer.status << "\n"
+            << "load average " << load_average() << " at the end\n\n"
+            << bench::format_targets(results, peer, quick ? "256x768" : "4096x768") << "\n"
+            << bench::format_bound_targets(results, peer, quick ? std::vector<std::string>{"250x768", "256x768", "1024x1024"}
+                                                                : std::vector<std::string>{"4000x768", "4096x768", "16384x1024"});
+}
+
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& args) {
@@ -141,32 +160,19 @@ int cmd_bench(const std::vector<std::string>& args) {
                      options, args, vm)) {
     return 0;
   }
-  if (repeats < 1) throw UsageError("--repeats must be at least 1, got " + std::to_string(repeats));
-  if (rounds < 1) throw UsageError("--rounds must be at least 1, got " + std::to_string(rounds));
-  require_one_of("peer", peer_mode, "auto", "off");
-  require_one_of("malloc", malloc_mode, "keep", "default");
-  require_one_of("caches", caches, "warm", "cold");
   const bool quick = vm.count("quick") > 0, keep_memory = malloc_mode == "keep";
+  check_settings(repeats, rounds, peer_mode, malloc_mode, caches);
   require_case(only, quick);
 
-  bench::set_blas_threads(1);
-  // Before the first Tape, which would otherwise apply the library's default (Keep).
+  // BLAS runs on one thread (main asks, autograd/blas_threads.h); the memory policy main asked for is replaced here.
   ag::set_memory_policy(keep_memory ? ag::MemoryPolicy::Keep : ag::MemoryPolicy::GlibcDefaults);
   const bench::Plan plan = make_plan(quick, repeats, caches == "cold");
   if (quick) rounds = std::min(rounds, 2);
   print_header(plan, quick, rounds);
   // The eviction buffer before any case's buffers, as when the bandwidth rows
-  // ran first: a --case run that allocated it after them ran the fused
-  // LayerNorm 16384x1024 cold in 75-80 ms, 70-73 before it (bench/README.md).
+  // ran first (bench/README.md: a --case run that allocated it after them ran slower).
   bench::evict_caches(bench::from_memory(plan).evict_bytes);
-  const bench::Rounds both = run_both(plan, quick, only, peer_mode == "auto", keep_memory, rounds);
-  const std::vector<bench::Result>& results = both.ours;
-  const bench::Peer& peer = both.peer;
-  std::cout << bench::format_table(results, peer) << "\npeer: " << peer.status << "\n"
-            << "load average " << load_average() << " at the end\n\n"
-            << bench::format_targets(results, peer, quick ? "256x768" : "4096x768") << "\n"
-            << bench::format_bound_targets(results, peer, quick ? std::vector<std::string>{"250x768", "256x768", "1024x1024"}
-                                                                : std::vector<std::string>{"4000x768", "4096x768", "16384x1024"});
+  print_results(run_both(plan, quick, only, peer_mode == "auto", keep_memory, rounds), quick);
   return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "autograd/format.h"
-#include "cli/train_options.h"
+#include "cli/cli.h"
 #include "autograd/error.h"
 #include "train/checkpoint.h"
 #include "train/lm_memory.h"

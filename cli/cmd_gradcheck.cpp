@@ -80,6 +80,39 @@ Checks parse_checks(const std::string& mode, int order) {
   return checks;
 }
 
+// The table's header: forward lines put the transpose identity's relative error in the
+// first column, the worst relative error against finite differences (JVP; HVP at order 2) in the second.
+void print_header(const Checks& checks) {
+  if (checks.forward || checks.order >= 2) {
+    std::cout << std::left << std::setw(32) << "op" << std::setw(16) << "shapes" << std::setw(10) << "check"
+              << std::setw(14) << "abs|transp" << std::setw(14) << "max rel err" << "result\n";
+  } else {
+    std::cout << std::left << std::setw(32) << "op" << std::setw(16) << "shapes" << std::setw(14) << "max abs err"
+              << std::setw(14) << "max rel err" << "result\n";
+  }
+}
+
+// Every case of `only` (empty: of every row). Case k of the whole table draws from
+// stream k, so --op X sees the same inputs as the full run.
+bool check_rows(const std::string& only, std::uint64_t seed, const Checks& checks) {
+  const std::vector<const ag::OpRow*> rows = ag::all_rows();
+  // An unknown name is refused before anything is printed.
+  if (!only.empty() && std::none_of(rows.begin(), rows.end(), [&](const ag::OpRow* r) { return r->name == only; })) {
+    throw UsageError("no op named '" + only + "' (autograd gradcheck lists them all)");
+  }
+  print_header(checks);
+  bool all_passed = true;
+  std::uint64_t stream = 0;
+  for (const ag::OpRow* row : rows) {
+    const bool wanted = only.empty() || row->name == only;
+    for (const ag::GradcheckCase& c : row->cases) {
+      ++stream;
+      if (wanted) all_passed = check_case(*row, c, seed, stream, checks) && all_passed;
+    }
+  }
+  return all_passed;
+}
+
 }  // namespace
 
 int cmd_gradcheck(const std::vector<std::string>& args) {
@@ -111,32 +144,7 @@ int cmd_gradcheck(const std::vector<std::string>& args) {
     std::cout << ag::op_table_markdown();
     return 0;
   }
-
-  // An unknown name is refused before anything is printed.
-  const std::vector<const ag::OpRow*> rows = ag::all_rows();
-  if (!only.empty() && std::none_of(rows.begin(), rows.end(), [&](const ag::OpRow* r) { return r->name == only; })) {
-    throw UsageError("no op named '" + only + "' (autograd gradcheck lists them all)");
-  }
-  bool all_passed = true;
-  // Forward lines put the transpose identity's relative error in the first column, the
-  // worst relative error against finite differences (JVP; HVP at order 2) in the second.
-  if (checks.forward || checks.order >= 2) {
-    std::cout << std::left << std::setw(32) << "op" << std::setw(16) << "shapes" << std::setw(10) << "check"
-              << std::setw(14) << "abs|transp" << std::setw(14) << "max rel err" << "result\n";
-  } else {
-    std::cout << std::left << std::setw(32) << "op" << std::setw(16) << "shapes" << std::setw(14) << "max abs err"
-              << std::setw(14) << "max rel err" << "result\n";
-  }
-  // Case k of the whole table draws from stream k, so --op X sees the same inputs as the full run.
-  std::uint64_t stream = 0;
-  for (const ag::OpRow* row : rows) {
-    const bool wanted = only.empty() || row->name == only;
-    for (const ag::GradcheckCase& c : row->cases) {
-      ++stream;
-      if (wanted) all_passed = check_case(*row, c, static_cast<std::uint64_t>(seed), stream, checks) && all_passed;
-    }
-  }
-  return all_passed ? 0 : 1;
+  return check_rows(only, static_cast<std::uint64_t>(seed), checks) ? 0 : 1;
 }
 
 }  // namespace cli

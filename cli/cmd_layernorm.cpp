@@ -29,6 +29,7 @@ struct Settings {
   bool header = false, rms = false;
   double eps = 1e-5;
   long long precision = 4, seed = 0, rows = 10;
+  int order = 1;  // 2: also the Hessian-vector products
 };
 
 std::string num(double v, int precision) {
@@ -229,12 +230,7 @@ const char* kFootnote =
     "  whatever x is, so the true dx is exactly zero: a backward that forgets terms, or returns\n"
     "  zeros, would match it. A random dy exercises every term of the gradient.\n";
 
-}  // namespace
-
-int cmd_layernorm(const std::vector<std::string>& args) {
-  po::options_description options("options");
-  Settings s;
-  int order = 1;
+void add_layernorm_options(po::options_description& options, Settings& s) {
   options.add_options()
       ("input", po::value(&s.input), "the input matrix: numbers separated by commas or spaces, rows by ';' (\"1.133,-0.299,0.503; -0.176 0.911 0.143\")")
       ("input-file", po::value(&s.input_file), "the input matrix from a CSV file (one row per line)")
@@ -249,9 +245,73 @@ int cmd_layernorm(const std::vector<std::string>& args) {
       ("precision", po::value(&s.precision)->default_value(4), "significant digits printed")
       ("rows", po::value(&s.rows)->default_value(10), "rows shown in the walk-through")
       ("output-file", po::value(&s.output_file), "write y, dx, dgamma, dbeta as CSV (layout below)")
-      ("order", po::value(&order)->default_value(1),
+      ("order", po::value(&s.order)->default_value(1),
        "2: also the Hessian-vector product of L along a random direction, composed vs fused "
        "(reverse-over-forward) vs finite differences of the gradient");
+}
+
+void check_settings(const Settings& s) {
+  require_positive("precision", s.precision);
+  require_positive("rows", s.rows);
+  require_non_negative("seed", s.seed);
+  if (s.order != 1 && s.order != 2) throw UsageError("--order must be 1 or 2, got " + std::to_string(s.order));
+  if (s.precision > 17) throw UsageError("--precision must be 17 or less, got " + std::to_string(s.precision));
+}
+
+// Everything the command prints, computed first.
+struct Results {
+  ag::NormInputs in;
+  bool random_dy = false;
+  ag::NormComparison comparison;
+  ag::NormHvp second;  // --order 2
+};
+
+Results compute(const Settings& s) {
+  Results r;
+  r.in = read_inputs(s, r.random_dy);
+  r.comparison = ag::compare_norm(r.in, r.in.x.n_elem * r.in.x.n_cols <= 2000000);
+  if (s.order == 2) r.second = ag::compare_norm_hvp(r.in, static_cast<std::uint64_t>(s.seed));
+  return r;
+}
+
+void print_results(const Results& r, const Settings& s) {
+  const ag::NormInputs& in = r.in;
+  const int p = static_cast<int>(s.precision);
+  std::cout << (s.rms ? "RMSNorm" : "LayerNorm") << " of a " << ag::shape_str(in.x) << " input, one row (token) at a time; eps = "
+            << num(in.eps, 3) << "\ngamma = " << row_str(in.gamma, 0, p)
+            << (s.rms ? "" : "\nbeta  = " + row_str(in.beta, 0, p)) << "\n\n";
+  print_walkthrough(in, s);
+  std::cout << "\ndy" << (r.random_dy ? " (random, see the note at the end)" : "") << " =\n" << matrix_str(in.dy, p, "  ");
+  print_comparison(r.comparison, in.rms, p);
+  print_tapes(r.comparison, in.rms);
+  if (s.order == 2) print_second_order(r.second, in.rms);
+  if (!s.output_file.empty()) std::cout << "\nwrote " << s.output_file << "\n";
+  if (r.random_dy) {
+    std::string note = kFootnote;
+    note.replace(note.find("%SEED%"), 6, std::to_string(s.seed));
+    std::cout << note;
+  }
+}
+
+// 1 when two ways disagree: relative 1e-6, unless both sides are rounding noise
+// around a true zero, plus what finite differences cannot resolve at this scale (NormDiff).
+int exit_status(const Results& r, const Settings& s) {
+  for (const ag::NormDiff& d : r.comparison.diffs) {
+    if (!d.agrees) {
+      std::cerr << "autograd layernorm: " << d.quantity << " from " << d.a << " and " << d.b
+                << " disagree (max abs " << num(d.max_abs, 3) << ", max rel " << num(d.max_rel, 3) << ")\n";
+      return 1;
+    }
+  }
+  return s.order == 2 && !second_order_agrees(r.second) ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_layernorm(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  Settings s;
+  add_layernorm_options(options, s);
   po::variables_map vm;
   if (!parse_options("layernorm",
                      "LayerNorm (or RMSNorm) step by step on your input, its backward three ways\n"
@@ -260,44 +320,13 @@ int cmd_layernorm(const std::vector<std::string>& args) {
                      options, args, vm)) {
     return 0;
   }
-  require_positive("precision", s.precision);
-  require_positive("rows", s.rows);
-  require_non_negative("seed", s.seed);
-  if (order != 1 && order != 2) throw UsageError("--order must be 1 or 2, got " + std::to_string(order));
-  if (s.precision > 17) throw UsageError("--precision must be 17 or less, got " + std::to_string(s.precision));
-  bool random_dy = false;
-  const ag::NormInputs in = read_inputs(s, random_dy);
-  const int p = static_cast<int>(s.precision);
+  check_settings(s);
   // Everything is computed, and the output file written, before anything is
   // printed: a refused --output-file leaves one line on stderr and nothing else.
-  const ag::NormComparison c = ag::compare_norm(in, in.x.n_elem * in.x.n_cols <= 2000000);
-  ag::NormHvp second;
-  if (order == 2) second = ag::compare_norm_hvp(in, static_cast<std::uint64_t>(s.seed));
-  if (!s.output_file.empty()) ag::write_file_atomic(s.output_file, output_csv(c, in.rms));
-  std::cout << (s.rms ? "RMSNorm" : "LayerNorm") << " of a " << ag::shape_str(in.x) << " input, one row (token) at a time; eps = "
-            << num(in.eps, 3) << "\ngamma = " << row_str(in.gamma, 0, p)
-            << (s.rms ? "" : "\nbeta  = " + row_str(in.beta, 0, p)) << "\n\n";
-  print_walkthrough(in, s);
-  std::cout << "\ndy" << (random_dy ? " (random, see the note at the end)" : "") << " =\n" << matrix_str(in.dy, p, "  ");
-  print_comparison(c, in.rms, p);
-  print_tapes(c, in.rms);
-  if (order == 2) print_second_order(second, in.rms);
-  if (!s.output_file.empty()) std::cout << "\nwrote " << s.output_file << "\n";
-  if (random_dy) {
-    std::string note = kFootnote;
-    note.replace(note.find("%SEED%"), 6, std::to_string(s.seed));
-    std::cout << note;
-  }
-  // Disagreement: relative 1e-6, unless both sides are rounding noise around a
-  // true zero, plus what finite differences cannot resolve at this scale (NormDiff).
-  for (const ag::NormDiff& d : c.diffs) {
-    if (!d.agrees) {
-      std::cerr << "autograd layernorm: " << d.quantity << " from " << d.a << " and " << d.b
-                << " disagree (max abs " << num(d.max_abs, 3) << ", max rel " << num(d.max_rel, 3) << ")\n";
-      return 1;
-    }
-  }
-  return order == 2 && !second_order_agrees(second) ? 1 : 0;
+  const Results r = compute(s);
+  if (!s.output_file.empty()) ag::write_file_atomic(s.output_file, output_csv(r.comparison, r.in.rms));
+  print_results(r, s);
+  return exit_status(r, s);
 }
 
 }  // namespace cli

@@ -96,21 +96,49 @@ int run_one(const fs::path& program, const fs::path& images, bool explore) {
   throw ag::Error("cannot run " + program.string() + ": " + std::strerror(errno));
 }
 
+struct NotebookSettings {
+  std::string action, name, out, bin, source, only, format;
+  bool explore = false;
+};
+
+// `run NAME` or `render`, after their arguments are checked.
+int run_or_render(const NotebookSettings& n, const std::vector<std::string>& all, const fs::path& source_dir) {
+  if (n.action != "render" && n.action != "run") throw UsageError("expected 'render', 'run' or 'list', got '" + n.action + "'");
+  if (n.action == "render" && !n.name.empty()) {
+    throw UsageError("render takes no lesson name ('" + n.name + "'): --only " + n.name + " renders one");
+  }
+  const Formats formats = parse_formats(n.format);
+  const fs::path bin_dir = n.bin.empty() ? program_dir().parent_path() / "notebooks" : fs::path(n.bin);
+  if (!fs::is_directory(bin_dir)) {
+    throw UsageError("--bin-dir '" + bin_dir.string() + "' is not a folder of built lessons (build the project first)");
+  }
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);  // the same sums, and the same output, every run
+  if (n.action == "run") {
+    if (n.name.empty()) throw UsageError("run: which lesson? (autograd notebook list shows them)");
+    chosen_lessons(all, n.name);  // names it when it does not exist
+    // Its plots go where a render puts them (BIN/NAME_files by default), not into the current folder.
+    const fs::path images = (n.out.empty() ? bin_dir : fs::path(n.out)) / (n.name + "_files");
+    return run_one(bin_dir / ("notebook_" + n.name), images, n.explore);
+  }
+  const fs::path out_dir = n.out.empty() ? bin_dir : fs::path(n.out);
+  fs::create_directories(out_dir);
+  return render_all(chosen_lessons(all, n.only), source_dir, bin_dir, out_dir, formats);
+}
+
 }  // namespace
 
 int cmd_notebook(const std::vector<std::string>& args) {
   po::options_description options("options");
-  std::string action, name, out, bin, source, only, format;
-  bool explore = false;
+  NotebookSettings n;
   options.add_options()
-      ("action", po::value(&action), "render (run every lesson and write NAME.md/.html), run NAME, or list")
-      ("name", po::value(&name), "the lesson `run` runs (e.g. 03_layernorm_by_hand)")
-      ("out", po::value(&out), "folder for NAME.md, NAME.html, NAME.json and NAME_files/ (default: the --bin-dir)")
-      ("only", po::value(&only), "render only these lessons, comma-separated (e.g. 01_tape,05_gradcheck)")
-      ("format", po::value(&format)->default_value("md,html"), "md, html, json, comma-separated")
-      ("explore", po::bool_switch(&explore), "run: report a failed check and go on (render always does)")
-      ("bin-dir", po::value(&bin), "where the lesson programs were built (default: BUILD/notebooks)")
-      ("source-dir", po::value(&source), "where the lesson sources are (default: the repository's notebooks/)");
+      ("action", po::value(&n.action), "render (run every lesson and write NAME.md/.html), run NAME, or list")
+      ("name", po::value(&n.name), "the lesson `run` runs (e.g. 03_layernorm_by_hand)")
+      ("out", po::value(&n.out), "folder for NAME.md, NAME.html, NAME.json and NAME_files/ (default: the --bin-dir)")
+      ("only", po::value(&n.only), "render only these lessons, comma-separated (e.g. 01_tape,05_gradcheck)")
+      ("format", po::value(&n.format)->default_value("md,html"), "md, html, json, comma-separated")
+      ("explore", po::bool_switch(&n.explore), "run: report a failed check and go on (render always does)")
+      ("bin-dir", po::value(&n.bin), "where the lesson programs were built (default: BUILD/notebooks)")
+      ("source-dir", po::value(&n.source), "where the lesson sources are (default: the repository's notebooks/)");
   po::positional_options_description positional;
   positional.add("action", 1).add("name", 1);
   po::variables_map vm;
@@ -121,32 +149,13 @@ int cmd_notebook(const std::vector<std::string>& args) {
                      options, args, vm, &positional)) {
     return 0;
   }
-  const fs::path source_dir = source.empty() ? fs::path(AUTOGRAD_SOURCE_DIR) / "notebooks" : fs::path(source);
+  const fs::path source_dir = n.source.empty() ? fs::path(AUTOGRAD_SOURCE_DIR) / "notebooks" : fs::path(n.source);
   const std::vector<std::string> all = lesson_names(source_dir);
-  if (action == "list") {
+  if (n.action == "list") {
     for (const std::string& lesson : all) std::cout << ag::printable(lesson) << "\n";  // file names
     return 0;
   }
-  if (action != "render" && action != "run") throw UsageError("expected 'render', 'run' or 'list', got '" + action + "'");
-  if (action == "render" && !name.empty()) {
-    throw UsageError("render takes no lesson name ('" + name + "'): --only " + name + " renders one");
-  }
-  const Formats formats = parse_formats(format);
-  const fs::path bin_dir = bin.empty() ? program_dir().parent_path() / "notebooks" : fs::path(bin);
-  if (!fs::is_directory(bin_dir)) {
-    throw UsageError("--bin-dir '" + bin_dir.string() + "' is not a folder of built lessons (build the project first)");
-  }
-  setenv("OPENBLAS_NUM_THREADS", "1", 0);  // the same sums, and the same output, every run
-  if (action == "run") {
-    if (name.empty()) throw UsageError("run: which lesson? (autograd notebook list shows them)");
-    chosen_lessons(all, name);  // names it when it does not exist
-    // Its plots go where a render puts them (BIN/NAME_files by default), not into the current folder.
-    const fs::path images = (out.empty() ? bin_dir : fs::path(out)) / (name + "_files");
-    return run_one(bin_dir / ("notebook_" + name), images, explore);
-  }
-  const fs::path out_dir = out.empty() ? bin_dir : fs::path(out);
-  fs::create_directories(out_dir);
-  return render_all(chosen_lessons(all, only), source_dir, bin_dir, out_dir, formats);
+  return run_or_render(n, all, source_dir);
 }
 
 }  // namespace cli

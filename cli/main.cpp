@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/blas_threads.h"
 #include "autograd/format.h"
 #include "autograd/memory.h"
 #include "autograd/tape.h"
@@ -91,7 +92,11 @@ int main(int argc, char** argv) {
   // write fails with EPIPE, and the check after the command says so on stderr
   // instead of the program dying silently (or gnuplot's pipe killing it).
   std::signal(SIGPIPE, SIG_IGN);
-  ag::use_memory_policy();  // the program asks for the library's memory policy (autograd/memory.h)
+  // The process-wide settings are the program's to ask for, once, here: freed
+  // memory kept for reuse (autograd/memory.h), and BLAS on one thread, so that
+  // a run's only threads are its shards (autograd/blas_threads.h, train/shards.h).
+  ag::use_memory_policy();
+  ag::set_blas_threads(1);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     print_usage(std::cerr);

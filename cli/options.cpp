@@ -6,7 +6,7 @@
 
 namespace cli {
 
-bool parse_options(const std::string& command, const std::string& summary,
+bool store_options(const std::string& command, const std::string& summary,
                    po::options_description& options, const std::vector<std::string>& args,
                    po::variables_map& vm, const po::positional_options_description* positional) {
   options.add_options()("help,h", "show this help");
@@ -31,6 +31,13 @@ bool parse_options(const std::string& command, const std::string& summary,
     throw UsageError("unexpected argument '" + vm[stray].as<std::vector<std::string>>().front() +
                      "' (options start with --; autograd " + command + " --help lists them)");
   }
+  return true;
+}
+
+bool parse_options(const std::string& command, const std::string& summary,
+                   po::options_description& options, const std::vector<std::string>& args,
+                   po::variables_map& vm, const po::positional_options_description* positional) {
+  if (!store_options(command, summary, options, args, vm, positional)) return false;
   po::notify(vm);
   return true;
 }

@@ -148,24 +148,30 @@ void refuse_special_outputs(const std::string& dir, const std::vector<std::strin
 
 }  // namespace
 
+namespace {
+// Creates `dir` if need be (`created` says whether it did) and takes its lock:
+// the lock file's descriptor, held for the run. UsageError when another run holds it.
+int lock_folder(const std::string& dir, bool& created) {
+  std::error_code ec;
+  created = !fs::exists(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw UsageError("--out '" + dir + "': cannot create the directory (" + (ec ? ec.message() : "a file is in the way") + ")");
+  }
+  const std::string lock = (fs::path(dir) / ".autograd.lock").string();
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw UsageError("--out '" + dir + "': the directory is not writable (" + std::strerror(errno) + ")");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    throw UsageError("--out '" + dir + "': another autograd run is writing there; wait for it or choose another folder");
+  }
+  return fd;
+}
+}  // namespace
+
 RunFolder::RunFolder(std::string dir, std::vector<std::string> outputs)
     : dir_(std::move(dir)), outputs_(std::move(outputs)) {
-  std::error_code ec;
-  created_ = !fs::exists(dir_, ec);
-  fs::create_directories(dir_, ec);
-  if (ec || !fs::is_directory(dir_)) {
-    throw UsageError("--out '" + dir_ + "': cannot create the directory (" + (ec ? ec.message() : "a file is in the way") + ")");
-  }
-  const std::string lock = (fs::path(dir_) / ".autograd.lock").string();
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) {
-    throw UsageError("--out '" + dir_ + "': the directory is not writable (" + std::strerror(errno) + ")");
-  }
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-    throw UsageError("--out '" + dir_ + "': another autograd run is writing there; wait for it or choose another folder");
-  }
+  lock_fd_ = lock_folder(dir_, created_);
   std::vector<JournalEntry> journal;
   try {
     refuse_special_outputs(dir_, outputs_);  // before any work: the run would end refused

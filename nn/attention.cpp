@@ -20,7 +20,7 @@ CausalSelfAttention::CausalSelfAttention(const std::string& name, arma::uword wi
       softmax_(softmax),
       dropout_(dropout),
       dropout_rng_(dropout_seed) {
-  if (heads == 0 || width % heads != 0) {
+  if (!heads_split_width(width, heads)) {
     throw Error("CausalSelfAttention '" + name + "': the width " + std::to_string(width) +
                 " must be a positive multiple of the number of heads " + std::to_string(heads));
   }

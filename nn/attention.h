@@ -23,6 +23,11 @@
 
 namespace ag {
 
+// The shape rule of multi-head attention, said once: the width splits evenly
+// into one or more heads. The constructor, check_gpt_spec (nn/gpt.h) and
+// RunConfig::validate (train/config.h) all ask this.
+inline bool heads_split_width(arma::uword width, arma::uword heads) { return heads >= 1 && width % heads == 0; }
+
 class CausalSelfAttention : public Module {
  public:
   // Parameters "<name>.qkv.weight" (width x 3 width: q, k, v side by side), "<name>.qkv.bias",

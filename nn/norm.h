@@ -6,7 +6,7 @@
 // and a different forward in eval mode.
 //
 // The names ("layernorm", "fused") are the ones checkpoints store; the command
-// line maps its own option strings onto the kinds (cli/train_options.cpp).
+// line parses its options with parse_norm and parse_impl (cli/run_options.cpp).
 #pragma once
 
 #include <memory>

@@ -39,7 +39,7 @@ TransformerBlock::TransformerBlock(const std::string& name, const BlockSpec& spe
       norm2_(spec.placement == Placement::None ? nullptr : make_norm(name + ".norm2", spec.norm, spec.width, spec.impl)),
       attn_(name + ".attn", spec.width, spec.heads, spec.impl, rng, spec.dropout, derive_seed(dropout_seed, 1)),
       ffn_(name + ".ffn", spec.width, rng, spec.dropout, derive_seed(dropout_seed, 2), spec.impl) {
-  if (spec.placement != Placement::None && spec.norm == Norm::None) {
+  if (!placement_has_norm(spec)) {
     throw Error("TransformerBlock '" + name + "': placement " + placement_name(spec.placement) +
                 " needs a norm (layernorm or rmsnorm)");
   }

@@ -50,6 +50,10 @@ struct BlockSpec {
   double dropout = 0.0;
 };
 
+// The block's norm rule, said once (the block's constructor and check_gpt_spec ask it):
+// a norm placed before or after the residual needs a norm to place.
+inline bool placement_has_norm(const BlockSpec& spec) { return spec.placement == Placement::None || spec.norm != Norm::None; }
+
 class TransformerBlock : public Module {
  public:
   // Parameters "<name>.norm1.*", "<name>.attn.*", "<name>.norm2.*", "<name>.ffn.*".

@@ -56,7 +56,7 @@ Var exp(Var a) {
   Tape& t = tape_of(def.name, a);
   return t.record(
       def, {a}, arma::exp(a.value()), [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % n.value); },
-      Saved{{}, true});
+      Saved::output_only());
 }
 
 const OpDef& log_def() {
@@ -81,7 +81,7 @@ Var sqrt(Var a) {
   Tape& t = tape_of(def.name, a);
   return t.record(
       def, {a}, arma::sqrt(a.value()),
-      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad / (2.0 * n.value)); }, Saved{{}, true});
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad / (2.0 * n.value)); }, Saved::output_only());
 }
 
 const OpDef& square_def() {
@@ -108,7 +108,7 @@ Var tanh(Var a) {
   return t.record(
       def, {a}, tanh_of(a.value()),
       [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % (1.0 - arma::square(n.value))); },
-      Saved{{}, true});
+      Saved::output_only());
 }
 
 const OpDef& sigmoid_def() {
@@ -128,7 +128,7 @@ Var sigmoid(Var a) {
   });
   return t.record(
       def, {a}, std::move(y),
-      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % n.value % (1.0 - n.value)); }, Saved{{}, true});
+      [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad % n.value % (1.0 - n.value)); }, Saved::output_only());
 }
 
 // The rule's mask is a constant: relu's second derivative is 0 away from the kink.
@@ -148,7 +148,7 @@ Var relu(Var a) {
       [](Tape& t, const Node& n) {
         t.accumulate(in0(n), n.grad % arma::conv_to<arma::mat>::from(n.value > 0.0));
       },
-      Saved{{}, true});
+      Saved::output_only());
 }
 
 }  // namespace ag

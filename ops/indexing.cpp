@@ -183,16 +183,9 @@ namespace {
 // where its mask says is what the caller asked for (a causal mask). So the
 // node's other entries are checked here and it is recorded with the tape's
 // check paused, restored however record returns.
-class AnomalyPause {
+class AnomalyPause : TapeFlagScope {
  public:
-  explicit AnomalyPause(Tape& t) : t_(t), previous_(t.anomaly_mode()) { t_.set_anomaly_mode(false); }
-  ~AnomalyPause() { t_.set_anomaly_mode(previous_); }
-  AnomalyPause(const AnomalyPause&) = delete;
-  AnomalyPause& operator=(const AnomalyPause&) = delete;
-
- private:
-  Tape& t_;
-  bool previous_;
+  explicit AnomalyPause(Tape& t) : TapeFlagScope(t, &Tape::anomaly_mode, &Tape::set_anomaly_mode, false) {}
 };
 }  // namespace
 

@@ -4,8 +4,9 @@
 #include <cmath>
 #include <sstream>
 
+#include "ops/elementwise.h"
 #include "ops/norm_kernels.h"
-#include "ops/ops.h"
+#include "ops/reduce.h"
 
 namespace ag {
 

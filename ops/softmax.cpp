@@ -90,7 +90,7 @@ Var softmax(Var x, int dim) {
         const arma::mat dot = arma::sum(n.grad % y, d);  // sum(dy * y) along d
         t.accumulate(n.inputs[0], y % broadcast_apply(n.grad, dot, s, std::minus<>()));
       },
-      Saved{{}, true});
+      Saved::output_only());
 }
 
 namespace {
@@ -118,7 +118,7 @@ Var log_softmax(Var x, int dim) {
         const arma::mat total = arma::sum(n.grad, d);  // sum(dy) along d
         t.accumulate(n.inputs[0], n.grad - broadcast_apply(softmax, total, s, std::multiplies<>()));
       },
-      Saved{{}, true});
+      Saved::output_only());
 }
 
 }  // namespace ag

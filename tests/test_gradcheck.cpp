@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE gradcheck
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+
 #include "autograd/gradcheck.h"
 #include "ops/ops.h"
 
@@ -59,4 +61,25 @@ BOOST_AUTO_TEST_CASE(numeric_gradient_matches_a_known_derivative) {
       gradcheck([](Tape&, const std::vector<Var>& x) { return sum(pow_scalar(x[0], 3.0)); }, {A.cols(0, 0) + 2.0});
   const arma::mat x = A.cols(0, 0) + 2.0;
   BOOST_TEST(arma::approx_equal(r.inputs[0].numeric, 3.0 * arma::square(x), "absdiff", 1e-6));
+}
+
+BOOST_AUTO_TEST_CASE(directional_difference_is_the_derivative_along_a_direction) {
+  // f(a, b) = a % b moves along (va, vb) at va % b + a % vb; the central difference of a
+  // product is exact up to rounding (its second derivative along the line is constant).
+  const arma::mat va = arma::ones(arma::size(A)), vb = 2.0 * arma::ones(arma::size(B));
+  const MatrixFunction f = [](const std::vector<arma::mat>& x) { return arma::mat(x[0] % x[1]); };
+  const arma::mat d = directional_difference(f, {A, B}, {va, vb}, 1e-6);
+  BOOST_TEST(arma::approx_equal(d, arma::mat(va % B + A % vb), "absdiff", 1e-8));
+  BOOST_CHECK_THROW(directional_difference(f, {A, B}, {va}, 1e-6), Error);  // one direction per input
+}
+
+BOOST_AUTO_TEST_CASE(within_tolerance_is_pytorchs_allclose_with_one_default) {
+  BOOST_TEST(within_tolerance(1.0 + 0.9e-3, 1.0));      // inside atol + rtol |reference| = 1.01e-3
+  BOOST_TEST(!within_tolerance(1.0 + 1.1e-3, 1.0));
+  BOOST_TEST(within_tolerance(0.9e-5, 0.0));            // near zero only atol counts
+  BOOST_TEST(!within_tolerance(std::nan(""), 1.0));     // NaN is never within
+  BOOST_TEST(!within_tolerance(1.0, std::nan("")));
+  const GradcheckOptions defaults;
+  BOOST_TEST(defaults.atol == kDefaultAtol);
+  BOOST_TEST(defaults.rtol == kDefaultRtol);
 }

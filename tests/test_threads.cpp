@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "autograd/blas_threads.h"
 #include "autograd/rng.h"
 #include "ops/ops.h"
 #include "train/table_task.h"
@@ -116,6 +117,23 @@ BOOST_AUTO_TEST_CASE(gradients_are_added_in_shard_order_not_in_the_order_shards_
   runner.add_param_grads(3);
   BOOST_TEST(p.grad()(0, 0) == (1.0 + 1e16) - 1e16);
   BOOST_TEST((1.0 + 1e16) - 1e16 != (1e16 - 1e16) + 1.0);  // the order matters for these numbers
+}
+
+// BLAS's threads are the program's (autograd/blas_threads.h): a runner leaves them as they were.
+BOOST_AUTO_TEST_CASE(a_shard_runner_leaves_the_blas_threads_as_the_program_set_them) {
+  if (!set_blas_threads(2)) {
+    BOOST_TEST_MESSAGE("no OpenBLAS in this process: no BLAS threads to leave alone");
+    return;
+  }
+  BOOST_TEST_REQUIRE(blas_threads() == 2);
+  {
+    ShardRunner runner(2);
+    runner.run(2, [](std::size_t, Tape&) {});
+  }
+  BOOST_TEST(blas_threads() == 2);
+  set_blas_threads(1);  // this program's choice, as autograd's, for the cases below
+  BOOST_TEST(blas_threads() == 1);
+  BOOST_CHECK_THROW(set_blas_threads(0), Error);
 }
 
 BOOST_AUTO_TEST_CASE(an_error_in_a_shard_is_rethrown_the_lowest_first) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/memory.h"
 #include "ops/ops.h"
 #include "train/shards.h"
 #include "train/trainer.h"
@@ -42,6 +43,11 @@ class FakeTask : public ag::TrainingTask {
   }
   std::vector<ag::Parameter*> parameters() override { return {&w}; }
   std::string describe() const override { return "w"; }
+  std::string data_summary() const override { return ""; }
+  std::string result_summary(const std::vector<ag::Metrics>&) override { return "w\n"; }
+  std::string title() const override { return "w"; }
+  ag::PlotStyle plot_style() const override { return {}; }
+  std::string checkpoint_description() const override { return "format=fake"; }
 
   ag::Parameter w{"w", arma::mat(1, 1, arma::fill::zeros)};
   double poison = 0;  // NaN: the loss diverges
@@ -113,6 +119,14 @@ BOOST_AUTO_TEST_CASE(the_first_row_is_step_0_the_loss_before_any_step) {
   BOOST_TEST(history[1].val_loss < history[0].val_loss);
   const std::string csv = ag::metrics_csv(history, ag::TimeAxis::Step);
   BOOST_TEST(csv.substr(csv.find('\n') + 1, 4) == "0,0,");  // the CSV's first row is step 0, epoch 0
+}
+
+// ag::train is a library function: malloc's settings stay as the program left them
+// (this one never asks, autograd/memory.h).
+BOOST_AUTO_TEST_CASE(training_changes_no_process_wide_setting) {
+  FakeTask task;
+  ag::train(config(), task);
+  BOOST_TEST(!ag::memory_policy_chosen());
 }
 
 BOOST_AUTO_TEST_CASE(one_or_two_threads_give_the_same_bits) {

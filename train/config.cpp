@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "autograd/format.h"
 #include "train/shards.h"
@@ -16,9 +17,42 @@ const char* optimizer_name(OptimizerKind kind) {
 
 namespace {
 
+std::string spelled(const Spell& spell, const std::string& field) { return spell ? spell(field) : field; }
+
+}  // namespace
+
+ModelKind parse_model(const std::string& name, const Spell& spell) {
+  if (name == "mlp") return ModelKind::Mlp;
+  if (name == "gpt") return ModelKind::Gpt;
+  throw ConfigError("model", spelled(spell, "model") + " '" + name + "' is not one of mlp, gpt");
+}
+
+OptimizerKind parse_optimizer(const std::string& name, const Spell& spell) {
+  for (OptimizerKind k : {OptimizerKind::SGD, OptimizerKind::Adam, OptimizerKind::AdamW}) {
+    if (name == optimizer_name(k)) return k;
+  }
+  throw ConfigError("optimizer", spelled(spell, "optimizer") + " '" + name + "' is not one of sgd, adam, adamw");
+}
+
+std::vector<arma::uword> parse_hidden(const std::string& text, const Spell& spell) {
+  std::vector<arma::uword> sizes;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const bool digits = !item.empty() && item.size() <= 6 && item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoul(item) == 0) {
+      throw ConfigError("hidden", spelled(spell, "hidden") + " '" + text + "': '" + item +
+                                      "' is not a layer size (expected positive integers such as 64,64)");
+    }
+    sizes.push_back(std::stoul(item));
+  }
+  return sizes;
+}
+
+namespace {
+
 // The checks, each naming its field through `spell`.
 struct Checker {
-  const std::function<std::string(const std::string&)>& spell;
+  const Spell& spell;
   std::string name(const std::string& field) const { return spell ? spell(field) : field; }
   void require(bool ok, const std::string& field, const std::string& message) const {
     if (!ok) throw ConfigError(field, name(field) + " " + message);
@@ -74,7 +108,7 @@ void check_gpt(const RunConfig& c, const Checker& check) {
   check.within("layers", c.layers, 1, 48);
   check.within("heads", c.heads, 1, 64);
   check.within("width", c.width, 1, 1024);
-  check.require(c.width % c.heads == 0, "width",
+  check.require(heads_split_width(static_cast<arma::uword>(c.width), static_cast<arma::uword>(c.heads)), "width",
                 std::to_string(c.width) + " must be a multiple of " + check.name("heads") + " " + std::to_string(c.heads));
   check.within("context", c.context, 1, 1024);
   check.within("warmup", c.warmup, 0, 1000000000);
@@ -85,7 +119,7 @@ void check_gpt(const RunConfig& c, const Checker& check) {
 
 }  // namespace
 
-void RunConfig::validate(const std::function<std::string(const std::string&)>& spell) const {
+void RunConfig::validate(const Spell& spell) const {
   const Checker check{spell};
   check_optimisation(*this, check);
   check_loop(*this, check);
@@ -96,12 +130,12 @@ void RunConfig::validate(const std::function<std::string(const std::string&)>& s
   for (arma::uword h : hidden) check.require(h >= 1 && h <= 999999, "hidden", "sizes must be from 1 to 999999");
 }
 
-std::unique_ptr<Optimizer> make_optimizer(const RunConfig& c, std::vector<Parameter*> params) {
+std::unique_ptr<Optimizer> make_optimizer(const RunConfig& c, std::vector<Parameter*> params, double lr) {
   if (c.optimizer == OptimizerKind::SGD) {
-    return std::make_unique<SGD>(std::move(params), SgdOptions{c.lr, c.momentum, c.weight_decay});
+    return std::make_unique<SGD>(std::move(params), SgdOptions{lr, c.momentum, c.weight_decay});
   }
   AdamOptions adam;
-  adam.lr = c.lr;
+  adam.lr = lr;
   adam.beta2 = c.beta2;
   adam.weight_decay = c.weight_decay;
   if (c.optimizer == OptimizerKind::AdamW) return std::make_unique<AdamW>(std::move(params), adam);

@@ -32,6 +32,17 @@ enum class OptimizerKind { SGD, Adam, AdamW };
 const char* model_name(ModelKind kind);          // "mlp", "gpt"
 const char* optimizer_name(OptimizerKind kind);  // "sgd", "adam", "adamw"
 
+// Names a config field in a message (the command line passes its option names); empty: the field's own name.
+using Spell = std::function<std::string(const std::string&)>;
+
+// The kinds' names, parsed once for every program: the run's here, the modules'
+// beside them in nn/ (parse_norm, parse_impl, parse_activation, parse_placement,
+// parse_schedule). Each throws ConfigError naming the field and the names it takes.
+ModelKind parse_model(const std::string& name, const Spell& spell = {});
+OptimizerKind parse_optimizer(const std::string& name, const Spell& spell = {});
+// The MLP's hidden sizes: "64,64" -> {64, 64}; "" -> {} (no hidden layer).
+std::vector<arma::uword> parse_hidden(const std::string& text, const Spell& spell = {});
+
 struct RunConfig {
   ModelKind model = ModelKind::Mlp;
   std::string dataset = "moons";  // mlp: a name from dataset_names() or FILE.csv; gpt: "words" or FILE.txt
@@ -64,7 +75,7 @@ struct RunConfig {
 
   // Throws ConfigError naming the first value that is out of range. `spell`
   // names a field in the message (the command line passes its option names).
-  void validate(const std::function<std::string(const std::string&)>& spell = {}) const;
+  void validate(const Spell& spell = {}) const;
 };
 
 // The defaults of each model: mlp_config() is RunConfig{}; gpt_config() is
@@ -99,8 +110,9 @@ struct ConfigError : Error {
   std::string field;
 };
 
-// The optimizer the config names, over `params`.
-std::unique_ptr<Optimizer> make_optimizer(const RunConfig& config, std::vector<Parameter*> params);
+// The optimizer the config names, over `params`, starting at `lr`: the schedule's
+// first rate (make_schedule), which alone reads config.lr and sets every step's.
+std::unique_ptr<Optimizer> make_optimizer(const RunConfig& config, std::vector<Parameter*> params, double lr);
 
 // The schedule, in epochs when the run evaluates once an epoch (t = epoch - 1), else in
 // steps (t = steps taken) of `total_steps`: schedule_in_steps says which.

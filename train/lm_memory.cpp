@@ -5,6 +5,7 @@
 #include <string>
 
 #include "autograd/error.h"
+#include "train/text_task.h"
 
 namespace ag {
 

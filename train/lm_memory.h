@@ -6,9 +6,11 @@
 #include <cstddef>
 
 #include "nn/gpt.h"
-#include "train/text_task.h"
+#include "train/config.h"
 
 namespace ag {
+
+struct LmData;  // train/text_task.h: its task uses this header, so this header does not include it
 
 constexpr double kMaxGptBytes = 4.0 * (1ULL << 30);  // 4 GiB, as for the MLP: far above any model a lesson trains
 

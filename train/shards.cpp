@@ -1,7 +1,5 @@
 #include "train/shards.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -9,14 +7,6 @@
 #include <thread>
 
 namespace ag {
-
-namespace {
-// OpenBLAS's setter, when OpenBLAS is the BLAS the process loaded; other BLAS builds have no threads of their own.
-void use_one_blas_thread() {
-  using SetThreads = void (*)(int);
-  if (void* f = dlsym(RTLD_DEFAULT, "openblas_set_num_threads")) reinterpret_cast<SetThreads>(f)(1);
-}
-}  // namespace
 
 int default_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
@@ -32,7 +22,6 @@ std::vector<arma::uvec> cut_into_shards(const arma::uvec& batch, std::size_t per
 
 ShardRunner::ShardRunner(int threads) : threads_(threads) {
   if (threads < 1) throw Error("threads: need at least 1, got " + std::to_string(threads));
-  use_one_blas_thread();
 }
 
 Tape& ShardRunner::tape(std::size_t k) {

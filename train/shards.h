@@ -10,8 +10,9 @@
 // the calling thread. Every floating-point sum is therefore done in the same
 // order whatever the threads did, and 1, 2 or 8 threads give the same bits.
 //
-// Inside a shard, BLAS runs on one thread (OpenBLAS's own threads would split
-// a product by the machine, and compete with the shards for the cores).
+// BLAS's own threads are the program's choice (autograd/blas_threads.h): the
+// runner leaves them alone. `autograd` asks for one, so that the shards are
+// the only threads competing for the cores.
 #pragma once
 
 #include <armadillo>
@@ -33,7 +34,7 @@ std::vector<arma::uvec> cut_into_shards(const arma::uvec& batch, std::size_t per
 
 class ShardRunner {
  public:
-  explicit ShardRunner(int threads);  // 1 or more; sets BLAS to one thread
+  explicit ShardRunner(int threads);  // 1 or more
   int threads() const { return threads_; }
 
   // work(k, tape) for k = 0 .. count-1, tape k cleared first, on up to threads()

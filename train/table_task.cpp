@@ -6,7 +6,9 @@
 #include <limits>
 
 #include "autograd/error.h"
+#include "autograd/format.h"
 #include "ops/losses.h"
+#include "train/model_description.h"
 
 namespace ag {
 
@@ -14,6 +16,12 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMaxModelBytes = 4.0 * (1ULL << 30);  // 4 GiB: far above any model a lesson trains
 }  // namespace
+
+Dataset load_table(const RunConfig& config) {
+  Dataset data = make_dataset(config.dataset, config.seed, config.label_column);
+  if (data.size() < 2) throw DataError(config.dataset + ": needs at least 2 samples, has " + std::to_string(data.size()));
+  return data;
+}
 
 MlpSpec model_spec(const RunConfig& config, const Dataset& data) {
   MlpSpec spec;
@@ -65,7 +73,7 @@ Evaluation evaluate(Sequential& model, const Dataset& data, Tape& tape) {
   return {softmax_cross_entropy(out, labels).value()(0), accuracy(out.value(), labels)};
 }
 
-TableTask::TableTask(const RunConfig& config, const Dataset& data) {
+TableTask::TableTask(const RunConfig& config, const Dataset& data) : config(config) {
   Rng split_rng(derive_seed(config.seed, 2));
   split = train_validation_split(data, config.validation_fraction, split_rng);
   if (split.train.size() == 0) throw DataError(config.dataset + ": no samples left to train on");
@@ -92,5 +100,20 @@ std::string TableTask::describe() const {
   for (char& c : line) c = c == '\n' ? ' ' : c;
   return line.substr(0, line.find_last_not_of(' ') + 1);
 }
+
+std::string TableTask::result_summary(const std::vector<Metrics>&) {
+  return "model: " + describe() + "  (" + std::to_string(model.parameter_count()) + " parameters; " +
+         std::to_string(split.train.size()) + " train / " + std::to_string(split.validation.size()) + " validation samples)\n";
+}
+
+std::string TableTask::title() const {
+  std::string hidden;
+  for (arma::uword h : config.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
+  return config.dataset + ": MLP hidden " + (hidden.empty() ? "none" : hidden) + ", norm " + norm_name(config.norm) +
+         (config.norm == Norm::None ? "" : std::string(" (") + impl_name(config.impl) + ")") + ", " +
+         optimizer_name(config.optimizer) + " lr " + format_number(config.lr) + ", batch " + std::to_string(config.batch_size);
+}
+
+std::string TableTask::checkpoint_description() const { return describe_model(config, spec); }
 
 }  // namespace ag

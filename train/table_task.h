@@ -12,6 +12,11 @@
 
 namespace ag {
 
+// The MLP's table (config.dataset, config.label_column), loaded once and handed
+// to the task, so an unknown name or a bad file fails before anything is
+// written. Throws DataError, also for fewer than 2 samples.
+Dataset load_table(const RunConfig& config);
+
 // A model for the data: sizes = features, hidden..., classes (or 1 for regression).
 MlpSpec model_spec(const RunConfig& config, const Dataset& data);
 // Throws DataError, before anything is allocated, when the model and its
@@ -35,7 +40,13 @@ class TableTask : public TrainingTask {
   Evaluation evaluate(ShardRunner& shards) override;
   std::vector<Parameter*> parameters() override { return model.parameters(); }
   std::string describe() const override;
+  std::string data_summary() const override { return ""; }
+  std::string result_summary(const std::vector<Metrics>& history) override;
+  std::string title() const override;
+  PlotStyle plot_style() const override { return {}; }  // epochs, a log loss axis
+  std::string checkpoint_description() const override;
 
+  RunConfig config;
   Split split;
   MlpSpec spec;
   Sequential model;

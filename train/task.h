@@ -2,6 +2,8 @@
 // draw, the loss of a piece of a batch, an evaluation and a description. It is
 // implemented once for tables (train/table_task.h: an MLP on a dataset of
 // numbers) and once for text (train/text_task.h: a GPT on lines of text).
+// A task also says what a program prints, plots and saves about its model, so
+// a program holds one task and never asks which model it is (train/tasks.h).
 #pragma once
 
 #include <armadillo>
@@ -12,6 +14,8 @@
 
 #include "autograd/parameter.h"
 #include "autograd/tape.h"
+#include "train/metrics.h"
+#include "train/plot.h"
 
 namespace ag {
 
@@ -44,6 +48,16 @@ class TrainingTask {
   virtual std::vector<Parameter*> parameters() = 0;
   // The model, in one line ("GPT(4 layers, width 64, ...)").
   virtual std::string describe() const = 0;
+
+  // Printed before training: the data and any baseline to beat, whole lines ("" for none).
+  virtual std::string data_summary() const = 0;
+  // Printed after: the model, its size and how the last evaluation of `history` did.
+  virtual std::string result_summary(const std::vector<Metrics>& history) = 0;
+  // The plot's title, and how its curves are drawn.
+  virtual std::string title() const = 0;
+  virtual PlotStyle plot_style() const = 0;
+  // What the checkpoint records about the model besides its weights (train/model_description.h).
+  virtual std::string checkpoint_description() const = 0;
 };
 
 }  // namespace ag

@@ -1,11 +1,14 @@
 #include "train/text_task.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "autograd/error.h"
+#include "autograd/format.h"
 #include "ops/losses.h"
 #include "train/lm_memory.h"
+#include "train/model_description.h"
 #include "train/shards.h"
 
 namespace ag {
@@ -112,7 +115,8 @@ double evaluate_lm(Gpt& model, const std::vector<Sequence>& sequences, ShardRunn
   return total / n;
 }
 
-TextTask::TextTask(const RunConfig& config, LmData lm) : data(std::move(lm)), spec(gpt_spec(config, data.text.vocab.size())) {
+TextTask::TextTask(const RunConfig& config, LmData lm)
+    : config(config), data(std::move(lm)), spec(gpt_spec(config, data.text.vocab.size())) {
   check_gpt_memory(spec, lm_workload(config, data));  // before any block is allocated
   Rng init_rng(derive_seed(config.seed, 3));
   model = std::make_unique<Gpt>(spec, init_rng, derive_seed(config.seed, 5));
@@ -130,5 +134,36 @@ Var TextTask::loss(Tape& tape, const arma::uvec& sequences, double&) {
 }
 
 Evaluation TextTask::evaluate(ShardRunner& shards) { return {evaluate_lm(*model, data.validation, shards), kNaN}; }
+
+std::string TextTask::data_summary() const {
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "data: %s, %zu lines (%zu train / %zu validation), %zu characters + the boundary token\n"
+                "bigram baseline: val loss %.4f (nats per character, add-one smoothing, %zu validation targets)\n",
+                printable(config.dataset).c_str(), data.text.lines.size(), data.split.train.size(),
+                data.split.validation.size(), data.text.vocab.chars.size(), data.bigram_val_loss,
+                count_targets(data.validation));
+  return line;
+}
+
+std::string TextTask::result_summary(const std::vector<Metrics>& history) {
+  const double bigram = data.bigram_val_loss, last = history.back().val_loss;
+  char line[200];
+  std::snprintf(line, sizeof line, "val loss %.4f = %.3fx the bigram baseline %.4f\n", last, last / bigram, bigram);
+  return "model: " + describe() + "  (" + std::to_string(model->parameter_count()) + " parameters)\n" + line;
+}
+
+// Short enough for the plot's width: "words: GPT 4x64, 4 heads, pre-norm (bigram 2.472)".
+std::string TextTask::title() const {
+  char line[200];
+  std::snprintf(line, sizeof line, "%s: GPT %zux%zu, %zu heads, %s-norm (bigram %.3f)", config.dataset.c_str(),
+                static_cast<std::size_t>(spec.layers), static_cast<std::size_t>(spec.block.width),
+                static_cast<std::size_t>(spec.block.heads), placement_name(spec.block.placement), data.bigram_val_loss);
+  return line;
+}
+
+PlotStyle TextTask::plot_style() const { return {TimeAxis::Step, false, data.bigram_val_loss, "bigram baseline"}; }
+
+std::string TextTask::checkpoint_description() const { return describe_model(config, spec, data.text.vocab); }
 
 }  // namespace ag

@@ -53,7 +53,13 @@ class TextTask : public TrainingTask {
   Evaluation evaluate(ShardRunner& shards) override;
   std::vector<Parameter*> parameters() override { return model->parameters(); }
   std::string describe() const override { return model->describe(); }
+  std::string data_summary() const override;  // the data and the bigram baseline
+  std::string result_summary(const std::vector<Metrics>& history) override;
+  std::string title() const override;
+  PlotStyle plot_style() const override;  // steps, a linear loss axis, the bigram line
+  std::string checkpoint_description() const override;
 
+  RunConfig config;
   LmData data;
   GptSpec spec;
   std::unique_ptr<Gpt> model;

@@ -6,7 +6,6 @@
 #include <limits>
 #include <memory>
 
-#include "autograd/memory.h"
 #include "data/datasets.h"
 #include "train/shards.h"
 
@@ -40,11 +39,11 @@ class Loop {
       : config_(config),
         task_(task),
         callbacks_(callbacks),
-        optimizer_(make_optimizer(config, task.parameters())),
         shards_(shard_threads(config)),
         per_epoch_((task.train_size() + static_cast<std::size_t>(config.batch_size) - 1) /
                    static_cast<std::size_t>(config.batch_size)),
-        schedule_(make_schedule(config, static_cast<long long>(per_epoch_) * config.epochs)) {}
+        schedule_(make_schedule(config, static_cast<long long>(per_epoch_) * config.epochs)),
+        optimizer_(make_optimizer(config, task.parameters(), schedule_.at(0))) {}
 
   std::vector<Metrics> run();
 
@@ -57,10 +56,10 @@ class Loop {
   const RunConfig& config_;
   TrainingTask& task_;
   const TrainCallbacks& callbacks_;
-  std::unique_ptr<Optimizer> optimizer_;
   ShardRunner shards_;
   std::size_t per_epoch_;
-  Schedule schedule_;
+  Schedule schedule_;  // the learning rate's one source: config.lr is read by it alone
+  std::unique_ptr<Optimizer> optimizer_;
   long long steps_ = 0;
   Running interval_;  // since the last evaluation: a point's train loss
   Evaluation initial_;         // the validation set before the first step: row 0's
@@ -162,10 +161,13 @@ long long total_steps(const RunConfig& config, std::size_t train_size) {
 
 TimeAxis axis_of(const RunConfig& config) { return schedule_in_steps(config) ? TimeAxis::Step : TimeAxis::Epoch; }
 
+long long last_x(const RunConfig& config, std::size_t train_size) {
+  return axis_of(config) == TimeAxis::Step ? total_steps(config, train_size) : config.epochs;
+}
+
 std::vector<Metrics> train(const RunConfig& config, TrainingTask& task, const TrainCallbacks& callbacks) {
   config.validate();
   if (task.train_size() == 0) throw Error("train: no samples to train on");
-  use_memory_policy();  // every step frees and reallocates its matrices: keep the pages (autograd/memory.h)
   Loop loop(config, task, callbacks);
   return loop.run();
 }

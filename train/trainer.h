@@ -45,6 +45,8 @@ struct TrainingDiverged : Error {
 long long total_steps(const RunConfig& config, std::size_t train_size);
 // Where the evaluations are: the x of each point of the curves.
 TimeAxis axis_of(const RunConfig& config);
+// The x of the last point: the epochs, or the steps when the axis is steps.
+long long last_x(const RunConfig& config, std::size_t train_size);
 
 // Trains `task` as `config` says (config.validate() first); returns a row per evaluation.
 // Throws ConfigError for a bad config, TrainingDiverged for a NaN/inf loss.
