@@ -77,8 +77,8 @@ ClassOptions checked(const GradeArgs& a, bool seed_given) {
   if (seed_given) o.seed = require_non_negative("--seed", a.seed);
   if (o.seed > 4294967295LL) throw UsageError("--seed must be at most 4294967295, got " + std::to_string(a.seed));
   o.sandbox = a.sandbox;
-  if (a.sandbox != "auto" && a.sandbox != "bwrap" && a.sandbox != "none") {
-    throw UsageError("--sandbox must be auto, bwrap or none, got '" + a.sandbox + "'");
+  if (a.sandbox != "auto" && a.sandbox != "bwrap" && a.sandbox != "user" && a.sandbox != "none") {
+    throw UsageError("--sandbox must be auto, bwrap, user or none, got '" + a.sandbox + "'");
   }
   return o;
 }
@@ -97,7 +97,7 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("timeout", po::value(&a.timeout)->default_value(10, "10"), "seconds a student's program may run")
       ("compile-timeout", po::value(&a.compile_timeout)->default_value(60, "60"), "CPU seconds a compile may use (its wall clock: 4 times that)")
       ("seed", po::value(&a.seed), "draw the inputs from this seed (default: a fresh one every run)")
-      ("sandbox", po::value(&a.sandbox)->default_value("auto"), "auto, bwrap or none (see docs/grading.md)");
+      ("sandbox", po::value(&a.sandbox)->default_value("auto"), "auto, bwrap, user (as root in a container without user namespaces) or none (see docs/grading.md)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;

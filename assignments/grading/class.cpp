@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <filesystem>
 #include <iomanip>
@@ -120,7 +121,9 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 // Every row names its seed (--seed redraws its inputs) and the sandbox, so a row copied into a
 // gradebook can be regraded and still says whether it was isolated.
 std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes, Isolation isolation) {
-  const std::string sandbox = isolation == Isolation::Bwrap ? "bwrap" : "none (NOT isolated: --sandbox none)";
+  const std::string sandbox = isolation == Isolation::Bwrap  ? "bwrap"
+                              : isolation == Isolation::User ? "user (its own user; network and world-readable files NOT cut off)"
+                                                             : "none (NOT isolated: --sandbox none)";
   std::string out = "file,status,seed,sandbox";
   for (const kit::GradeRow& r : outcomes.at(0).report.rows) {
     out += "," + csv_field(r.check + " " + r.gradient + (r.max_points == 0 ? " (given, no points)" : ""));
@@ -149,6 +152,18 @@ void print_summary(const std::vector<Submission>& subs, const std::vector<Outcom
   }
 }
 
+// A submission running as its own user still reads what every user may read: a class folder
+// open to others would let it read (and #include) its classmates' files.
+void check_class_folder_closed(const std::string& dir, Isolation isolation) {
+  struct stat st {};
+  if (isolation != Isolation::User || ::stat(dir.c_str(), &st) != 0 || (st.st_mode & S_IRWXO) == 0) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%03o", unsigned(st.st_mode & 0777));
+  throw GraderError("--sandbox user: the class folder " + ag::printable(dir) + " is open to other users (mode " + mode +
+                    "), so a submission could read its classmates' files; close it first (chmod o-rwx " +
+                    ag::printable(dir) + ")");
+}
+
 }  // namespace
 
 std::string csv_field(const std::string& text, bool is_text) {
@@ -169,6 +184,8 @@ int grade_class(const ClassOptions& o) {
   const std::vector<Submission> subs = submissions(o);
   if (subs.empty()) throw ag::DataError("--class: no .cpp file and no student folder in " + o.dir);
   GradeSetup setup = prepare_grading(o.exercise, o.sandbox, o.timeout, o.compile_timeout);
+  const RemoveOnExit remove{setup.root};
+  check_class_folder_closed(o.dir, setup.isolation);
   std::cout << "grading " << subs.size() << " submissions for the '" << o.exercise << "' exercise, " << o.jobs
             << " at a time\n" << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
   std::vector<Outcome> outcomes(subs.size());

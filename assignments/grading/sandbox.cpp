@@ -1,6 +1,8 @@
 #include "assignments/grading/sandbox.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,10 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "autograd/error.h"
 #include "assignments/grading/registry.h"
@@ -71,6 +75,21 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
+// In the forked child (Isolation::User): the submission's own user, no group of the
+// grader's, and no way back up (no setuid program raises it again). The user is
+// fresh, so RLIMIT_NPROC counts only this submission's processes: a total of
+// processes even where no control group can be made.
+void become(const Limits& limits, int err) {
+  const uid_t uid = limits.run_as;
+  const struct rlimit procs = {rlim_t(limits.totals.processes), rlim_t(limits.totals.processes)};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 ||
+      ::setuid(uid) != 0 || ::setrlimit(RLIMIT_NPROC, &procs) != 0) {
+    static const char message[] = "autograd grade: cannot switch to the submission's own user\n";
+    ::write(err, message, sizeof message - 1);
+    ::_exit(125);
+  }
+}
+
 // In the forked child: only async-signal-safe calls until execve. It joins its
 // control group (its totals) and keeps no descriptor but its three pipes: the
 // caller's open files, folders and sockets stay out of its reach.
@@ -103,6 +122,7 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
     const struct rlimit r = {l.value, l.value};
     ::setrlimit(l.what, &r);
   }
+  if (limits.run_as != 0) become(limits, err);
   if (::chdir(folder) != 0) ::_exit(126);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
@@ -187,13 +207,34 @@ std::string bwrap_failure() {
 
 }  // namespace
 
+uid_t private_uid(std::size_t index) {
+  static std::atomic<unsigned> next{unsigned(::getpid()) * 7919u};
+  static std::mutex lookups;  // getpwuid and getgrgid share static buffers
+  const std::lock_guard<std::mutex> lock(lookups);
+  for (;;) {
+    const uid_t uid = uid_t(40000 + (next++ + index) % 20000);
+    if (::getpwuid(uid) == nullptr && ::getgrgid(uid) == nullptr) return uid;
+  }
+}
+
+std::string give_folder(const fs::path& folder, uid_t uid) {
+  if (::chown(folder.c_str(), uid, uid) == 0 && ::chmod(folder.c_str(), 0700) == 0) return "";
+  return "cannot give " + folder.string() + " to user " + std::to_string(uid) + " (" + std::strerror(errno) + ")";
+}
+
 Isolation choose_isolation(const std::string& wanted) {
   if (wanted == "none") return Isolation::None;
-  if (wanted != "auto" && wanted != "bwrap") throw ag::DataError("--sandbox must be auto, bwrap or none, got '" + wanted + "'");
+  if (wanted == "user") {
+    if (::geteuid() == 0) return Isolation::User;
+    throw GraderError("--sandbox user runs each submission as a user of its own, which needs root (this grader "
+                      "runs as user " + std::to_string(::geteuid()) + "); use --sandbox bwrap, or run it as root");
+  }
+  if (wanted != "auto" && wanted != "bwrap") throw ag::DataError("--sandbox must be auto, bwrap, user or none, got '" + wanted + "'");
   const std::string why = bwrap_failure();
   if (why.empty()) return Isolation::Bwrap;
   throw GraderError("--sandbox " + wanted + " needs a sandbox, and " + why + "; install bubblewrap and allow "
-                    "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or pass --sandbox none "
+                    "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or, as root in a container, pass --sandbox user "
+                    "(docs/grading.md says what it isolates), or pass --sandbox none "
                     "to grade without isolation");
 }
 
@@ -203,6 +244,13 @@ std::string isolation_text(Isolation isolation, const Limits& run) {
     return "sandbox: bwrap (no network, its own PID namespace, only /usr and its own folder visible, "
            "read-only outside that folder; time, CPU, memory, file-size and output limits; its /tmp and, when it runs, "
            "its folder are tmpfs of " + std::to_string(run.tmp_bytes >> 20) + " MiB" + totals + ")";
+  }
+  if (isolation == Isolation::User) {
+    return "sandbox: user (--sandbox user): each submission compiled and run as a user of its own (uid 40000-59999), "
+           "in a folder only it may enter, with no new privileges and at most " + std::to_string(run.totals.processes) +
+           " processes (RLIMIT_NPROC); time, CPU, memory, file-size and output limits" + totals +
+           "; but the network is NOT cut, it may read what every user may read, and it may write into world-writable "
+           "places (/tmp, /dev/shm)";
   }
   return "sandbox: none (--sandbox none): time, CPU, memory, file-size and output limits, its own "
          "process group and a fresh folder" + totals + ", but the network and the filesystem are NOT isolated, "
