@@ -121,9 +121,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 // Every row names its seed (--seed redraws its inputs) and the sandbox, so a row copied into a
 // gradebook can be regraded and still says whether it was isolated.
 std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes, Isolation isolation) {
-  const std::string sandbox = isolation == Isolation::Bwrap  ? "bwrap"
-                              : isolation == Isolation::User ? "user (its own user; network and world-readable files NOT cut off)"
-                                                             : "none (NOT isolated: --sandbox none)";
+  const std::string sandbox = sandbox_label(isolation);
   std::string out = "file,status,seed,sandbox";
   for (const kit::GradeRow& r : outcomes.at(0).report.rows) {
     out += "," + csv_field(r.check + " " + r.gradient + (r.max_points == 0 ? " (given, no points)" : ""));
@@ -141,15 +139,24 @@ std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outc
   return out;
 }
 
-void print_summary(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
+void print_summary(std::ostream& os, const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
   std::size_t width = 10;
   for (const Submission& s : subs) width = std::max(width, std::min<std::size_t>(ag::printable(s.label).size() + 2, 50));
-  std::cout << "\n" << std::left << std::setw(int(width)) << "submission" << std::setw(18) << "status" << "score\n";
+  os << "\n" << std::left << std::setw(int(width)) << "submission" << std::setw(18) << "status" << "score\n";
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const kit::GradeReport& r = outcomes[i].report;
-    std::cout << std::setw(int(width)) << ag::printable(subs[i].label) << std::setw(18) << outcomes[i].status << r.score()
-              << "/" << r.max_score() << " (" << r.percent() << "%)\n";
+    os << std::setw(int(width)) << ag::printable(subs[i].label) << std::setw(18) << outcomes[i].status << r.score()
+       << "/" << r.max_score() << " (" << r.percent() << "%)\n";
   }
+}
+
+// The run's document (--format other than text) on stdout, all of a class in one.
+void write_document(const ClassOptions& o, const GradeSetup& setup, const std::vector<Submission>& subs,
+                    const std::vector<Outcome>& outcomes) {
+  std::vector<Graded> all;
+  for (std::size_t i = 0; i < subs.size(); ++i) all.push_back({subs[i].label, outcomes[i]});
+  const RunContext run{o.exercise, sandbox_label(setup.isolation), isolation_text(setup.isolation, setup.run_limits)};
+  std::cout << format_class(o.format, run, all) << std::flush;
 }
 
 // A submission running as its own user still reads what every user may read: a class folder
@@ -178,15 +185,18 @@ std::string csv_field(const std::string& text, bool is_text) {
 int grade_class(const ClassOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(o.dir, ec)) throw ag::DataError("--class: no such folder: " + o.dir);
-  if (o.csv.empty()) throw ag::DataError("--class needs --csv FILE (where the scores go)");
-  const fs::path csv_dir = fs::absolute(o.csv).parent_path();
+  if (o.csv.empty() && o.format == Format::Text) {
+    throw ag::DataError("--class needs --csv FILE (where the scores go), or a --format other than text");
+  }
+  const fs::path csv_dir = fs::absolute(o.csv.empty() ? "x" : o.csv).parent_path();
   if (!fs::is_directory(csv_dir, ec)) throw ag::DataError("--csv: no such folder: " + csv_dir.string());
   const std::vector<Submission> subs = submissions(o);
   if (subs.empty()) throw ag::DataError("--class: no .cpp file and no student folder in " + o.dir);
   GradeSetup setup = prepare_grading(o.exercise, o.sandbox, o.timeout, o.compile_timeout);
   const RemoveOnExit remove{setup.root};
   check_class_folder_closed(o.dir, setup.isolation);
-  std::cout << "grading " << subs.size() << " submissions for the '" << o.exercise << "' exercise, " << o.jobs
+  std::ostream& log = o.format == Format::Text ? std::cout : std::cerr;  // stdout is the document's
+  log << "grading " << subs.size() << " submissions for the '" << o.exercise << "' exercise, " << o.jobs
             << " at a time\n" << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
   std::vector<Outcome> outcomes(subs.size());
   std::atomic<std::size_t> next{0};
@@ -203,7 +213,7 @@ int grade_class(const ClassOptions& o) {
                                             : refused_outcome(setup, seed, subs[i].refused);
       if (!out.limit_hit.empty()) out.reason += (out.reason.empty() ? "" : "; ") + out.limit_hit;
       std::lock_guard<std::mutex> lock(print);
-      std::cout << "[" << i + 1 << "/" << subs.size() << "] " << ag::printable(subs[i].label) << ": " << out.status << ", "
+      log << "[" << i + 1 << "/" << subs.size() << "] " << ag::printable(subs[i].label) << ": " << out.status << ", "
                 << out.report.score() << "/" << out.report.max_score() << " (" << out.report.percent() << "%)"
                 << (out.reason.empty() ? "" : ": " + ag::printable(out.reason)) << "\n" << std::flush;
       outcomes[i] = std::move(out);
@@ -213,10 +223,13 @@ int grade_class(const ClassOptions& o) {
   for (int j = 0; j < o.jobs; ++j) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
   kill_orphans();
-  print_summary(subs, outcomes);
-  const std::string csv = csv_text(subs, outcomes, setup.isolation);
-  ag::write_file_atomic(o.csv, is_terminal(o.csv) ? printable_lines(csv) : csv);
-  std::cout << "\nscores written to " << ag::printable(o.csv) << " (one row per submission)\n";
+  print_summary(log, subs, outcomes);
+  if (!o.csv.empty()) {
+    const std::string csv = csv_text(subs, outcomes, setup.isolation);
+    ag::write_file_atomic(o.csv, is_terminal(o.csv) ? printable_lines(csv) : csv);
+    log << "\nscores written to " << ag::printable(o.csv) << " (one row per submission)\n" << std::flush;
+  }
+  if (o.format != Format::Text) write_document(o, setup, subs, outcomes);
   return 0;
 }
 

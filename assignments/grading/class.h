@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "assignments/grading/formats.h"
 #include "assignments/kit/grader.h"
 
 namespace grading {
@@ -14,6 +15,7 @@ struct ClassOptions {
   int jobs = 1;
   double timeout = 10, compile_timeout = 60;
   long long seed = -1;  // -1: a fresh seed per submission
+  Format format = Format::Text;  // other than Text: the document on stdout, the progress on stderr
 };
 
 int grade_class(const ClassOptions& options);

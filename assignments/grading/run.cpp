@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
@@ -220,6 +221,7 @@ Outcome refused_outcome(const GradeSetup& s, unsigned seed, const std::string& r
 
 Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned seed, std::size_t index,
                          bool refuse_links) {
+  const auto start = std::chrono::steady_clock::now();
   const std::vector<kit::DrawnCase> cases = kit::draw_cases(s.exercise, seed);
   const fs::path folder = s.root / ("sub-" + std::to_string(index));
   fs::create_directories(folder);
@@ -237,6 +239,7 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
     o.reason = as_text(reason, false);
     std::error_code ec;
     fs::remove_all(folder, ec);
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return o;
   };
   if (!not_given.empty()) return fail("refused", "the grader " + not_given + ", so it did not grade the submission");
@@ -266,6 +269,7 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
   if (!run.limit_hit.empty()) o.limit_hit = "it " + run.limit_hit;
   std::error_code ec;
   fs::remove_all(folder, ec);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;
 }
 

@@ -238,6 +238,12 @@ Isolation choose_isolation(const std::string& wanted) {
                     "to grade without isolation");
 }
 
+std::string sandbox_label(Isolation isolation) {
+  if (isolation == Isolation::Bwrap) return "bwrap";
+  if (isolation == Isolation::User) return "user (its own user; network and world-readable files NOT cut off)";
+  return "none (NOT isolated: --sandbox none)";
+}
+
 std::string isolation_text(Isolation isolation, const Limits& run) {
   const std::string totals = "; " + totals_text(run.totals) + "; no descriptor of the caller's";
   if (isolation == Isolation::Bwrap) {

@@ -57,6 +57,9 @@ struct Limits {
   uid_t run_as = 0;                                 // not 0: runs as this user (Isolation::User)
 };
 
+// A few words for every row and document: "bwrap", "user (...)", "none (NOT isolated: --sandbox none)".
+std::string sandbox_label(Isolation isolation);
+
 // One line for the output: what is isolated and what is bounded, with the run's limits.
 std::string isolation_text(Isolation isolation, const Limits& run);
 
