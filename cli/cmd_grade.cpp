@@ -58,6 +58,7 @@ namespace {
 struct GradeArgs {
   std::string file, exercise, class_dir, csv, sandbox = "auto", format = "text";
   long long jobs = 1, seed = -1;
+  bool resume = false;
   double timeout = 10, compile_timeout = 60;
 };
 
@@ -71,6 +72,7 @@ ClassOptions checked(const GradeArgs& a, bool seed_given) {
   if (seed_given) o.seed = require_non_negative("--seed", a.seed);
   if (o.seed > 4294967295LL) throw UsageError("--seed must be at most 4294967295, got " + std::to_string(a.seed));
   o.sandbox = a.sandbox;
+  o.resume = a.resume;
   if (!format_named(a.format, o.format)) {
     throw UsageError("--format must be text, json, gradescope, prairielearn or junit, got '" + a.format + "'");
   }
@@ -90,6 +92,8 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("exercise", po::value(&a.exercise), "the exercise (a folder of assignments/; default: from the file)")
       ("class", po::value(&a.class_dir), "grade every .cpp file (or student folder) in this folder")
       ("csv", po::value(&a.csv), "with --class: write one row per submission to this CSV file")
+      ("resume", po::bool_switch(&a.resume), "with --class and --csv: keep the CSV's rows (a run stopped by Ctrl-C) "
+       "and grade only the students without one")
       ("jobs", po::value(&a.jobs)->default_value(1), "with --class: submissions graded at the same time")
       ("timeout", po::value(&a.timeout)->default_value(10, "10"), "seconds a student's program may run")
       ("compile-timeout", po::value(&a.compile_timeout)->default_value(60, "60"), "CPU seconds a compile may use (its wall clock: 4 times that)")
@@ -137,7 +141,7 @@ int grade_files(const std::string& file, const std::string& exercise, const std:
     o.exercise = exercise_of(fs::path(class_dir) / "x.cpp", exercise);
     return grade_class(o);
   }
-  if (!csv.empty()) throw UsageError("--csv goes with --class DIR");
+  if (!csv.empty() || o.resume) throw UsageError(std::string(o.resume ? "--resume" : "--csv") + " goes with --class DIR");
   if (file.empty()) throw UsageError("which file? autograd grade FILE.cpp");
   if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file);
   return grade_one(file, exercise_of(file, exercise), o);
