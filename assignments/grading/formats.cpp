@@ -52,7 +52,8 @@ void write_text_report(std::ostream& os, const Graded& g) {
     const std::string why = out.reason.rfind("the submission ", 0) == 0 ? out.reason.substr(15) : out.reason;
     os << out.compiler_output << "\n" << ag::printable(g.file) << " " << why << "\ninputs drawn with seed "
        << out.report.seed << " (--seed " << out.report.seed << " draws the same ones)\nscore: 0/"
-       << out.report.max_score() << " (0%) (it must build to be graded)\n";
+       << out.report.max_score() << " (0%) ("
+       << (out.status == "refused" ? "it was not built or graded" : "it must build to be graded") << ")\n";
     return;
   }
   if (!out.compiler_output.empty()) os << out.compiler_output;  // warnings

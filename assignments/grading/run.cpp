@@ -10,10 +10,12 @@
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "autograd/error.h"
+#include "assignments/grading/banned.h"
 #include "assignments/grading/environment.h"
 #include "assignments/grading/text.h"
 #include "data/resources.h"
@@ -127,6 +129,18 @@ void make_text(kit::GradeReport& report) {
     row.note = as_text(row.note, false);
     row.diagnosis.hint = as_text(row.diagnosis.hint, false);
   }
+}
+
+// The exercise's policy on complex numbers and wider floats (banned.h): "" or the refusal.
+std::string banned_in(const GradeSetup& s, const fs::path& copy) {
+  if (!s.exercise.spec.banned) return "";
+  std::ifstream in(copy, std::ios::binary);
+  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string use = banned_use(source);
+  if (use.empty()) return "";
+  return "the submission " + use + ": a " + s.exercise.spec.kind + " exercise bans complex numbers, imaginary literals, "
+         "token pasting and floats wider than double, because a complex-step derivative is exact and no tolerance "
+         "tells it from a derived one (docs/grading.md, \"Banned constructs\")";
 }
 
 std::string status_of(const RunResult& r, const kit::ParsedAnswers& p) {
@@ -246,6 +260,7 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
   if (const std::string refused = take_submission(file, folder / "submission.cpp", refuse_links); !refused.empty()) {
     return fail("refused", "the submission " + refused);
   }
+  if (const std::string why = banned_in(s, folder / "submission.cpp"); !why.empty()) return fail("refused", why);
   add_public_header(s, folder);
   for (const char* obj : {"child_main.o", "adapter.o"}) copy_into(s.harness / obj, folder / obj);
   const RunResult build = run_limited(compile_command(s, {"submission.cpp", "child_main.o", "adapter.o"}, true), folder,

@@ -40,6 +40,9 @@ struct ExerciseSpec {
   std::vector<std::string> given;  // gradients the stub already returns: graded, worth no points
   std::vector<CaseSpec> cases;
   bool tape = true;  // also grade the backward used as a custom op on a tape
+  // "banned = none" lifts the policy that refuses complex numbers and wider floats in a backward
+  // or JVP exercise (docs/grading.md, "Banned constructs": complex-step is exact, no tolerance catches it).
+  bool banned = true;
 };
 
 // Reads FOLDER/exercise.spec; an ag::Error names the file, the line and what was expected.
