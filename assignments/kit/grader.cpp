@@ -6,6 +6,7 @@
 
 #include "assignments/kit/jvp_grader.h"
 #include "assignments/kit/norm_hints.h"
+#include "assignments/kit/softmax_hints.h"
 #include "autograd/gradcheck.h"
 #include "ops/ops.h"
 
@@ -100,7 +101,8 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
                   std::to_string(row.diagnosis.total_elements) + ")";
   }
   if (!row.diagnosis.correct()) {
-    const NormHint better = norm_hint(s, c, k, a.grads[k], row.diagnosis);
+    NormHint better = norm_hint(s, c, k, a.grads[k], row.diagnosis);
+    if (better.result.empty()) better = softmax_hint(s, c, k, a.grads[k]);
     if (!better.result.empty()) {
       row.result = better.result;
       row.diagnosis.hint = better.hint;

@@ -33,7 +33,7 @@ struct ExerciseSpec {
   std::string kind = "backward";  // "backward", or "jvp": the student writes the tangent (kit/jvp_grader.h)
   std::string forward;  // a forward the kit knows (forwards.h) or an op-table row ("batchnorm_composed")
   std::string header;  // the public header the stub includes, in the folder (default NAME.h)
-  std::string hints;   // "layernorm", "rmsnorm" or "" (kit/norm_hints.h)
+  std::string hints;   // "layernorm", "rmsnorm" (kit/norm_hints.h), "softmax" (kit/softmax_hints.h) or ""
   double eps = 0;
   std::vector<InputSpec> inputs;
   std::vector<std::string> sends;  // what the child reads, in order: input names, "y", "dy", "eps"
