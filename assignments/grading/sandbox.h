@@ -63,6 +63,10 @@ std::string sandbox_label(Isolation isolation);
 // One line for the output: what is isolated and what is bounded, with the run's limits.
 std::string isolation_text(Isolation isolation, const Limits& run);
 
+// In the forked child, before it execs (async-signal-safe calls only): it becomes limits.run_as
+// (own_user.cpp), or writes why not to `err` and exits 125.
+void become(const Limits& limits, int err);
+
 struct RunResult {
   int exit_status = -1;  // when it exited
   int signal = 0;        // when a signal stopped it
