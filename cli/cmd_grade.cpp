@@ -15,6 +15,7 @@
 #include "autograd/format.h"
 #include "cli/cli.h"
 #include "assignments/grading/class.h"
+#include "assignments/grading/formats.h"
 #include "assignments/grading/run.h"
 
 namespace cli {
@@ -24,30 +25,23 @@ using namespace grading;  // the grader library (assignments/grading/)
 
 namespace {
 
+// The banner and the text report, or (--format) the document alone on stdout, the banner on stderr.
 int grade_one(const std::string& file, const std::string& name, const ClassOptions& o) {
   const GradeSetup setup = prepare_grading(name, o.sandbox, o.timeout, o.compile_timeout);
   const RemoveOnExit remove{setup.root};
-  std::cout << "building " << ag::printable(file) << " for the '" << name << "' exercise ...\n"
-            << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
+  std::ostream& log = o.format == Format::Text ? std::cout : std::cerr;
+  const RunContext run{name, sandbox_label(setup.isolation), isolation_text(setup.isolation, setup.run_limits)};
+  log << "building " << ag::printable(file) << " for the '" << name << "' exercise ...\n" << run.banner << "\n"
+      << std::flush;
   const unsigned seed = o.seed >= 0 ? unsigned(o.seed) : std::random_device{}();
-  const Outcome out = grade_submission(setup, file, seed, 0, false);
+  const Graded graded{file, grade_submission(setup, file, seed, 0, false)};
   kill_orphans();
-  if (out.status == "does not compile" || out.status == "refused") {
-    std::cout << out.compiler_output << "\n" << ag::printable(file) << " " << out.reason.substr(out.status == "refused" ? 15 : 0)
-              << "\ninputs drawn with seed " << seed << " (--seed " << seed << " draws the same ones)"
-              << "\nscore: 0/" << out.report.max_score() << " (0%) (it must build to be graded)\n";
-    return 1;
+  if (o.format != Format::Text) {
+    std::cout << format_one(o.format, run, graded) << std::flush;
+    return 0;  // the document was written; its score is in it
   }
-  if (!out.compiler_output.empty()) std::cout << out.compiler_output;  // warnings
-  // The program's own prints come first, each line marked, so the grader's score line stays the last line.
-  if (!out.program_output.empty()) {
-    std::cout << "\nyour program's own output (not graded):\n";
-    std::istringstream lines(out.program_output);
-    for (std::string line; std::getline(lines, line);) std::cout << "  | " << line << "\n";
-  }
-  if (!out.limit_hit.empty()) std::cout << "\nyour program: " << out.limit_hit << "\n";
-  std::cout << "\n";
-  out.report.print(std::cout);
+  write_text_report(std::cout, graded);
+  const Outcome& out = graded.outcome;
   return out.report.score() == out.report.max_score() && out.status == "graded" ? 0 : 1;
 }
 
@@ -62,8 +56,9 @@ namespace {
 
 // The options as given, before they are checked.
 struct GradeArgs {
-  std::string file, exercise, class_dir, csv, sandbox = "auto";
+  std::string file, exercise, class_dir, csv, sandbox = "auto", format = "text";
   long long jobs = 1, seed = -1;
+  bool resume = false;
   double timeout = 10, compile_timeout = 60;
 };
 
@@ -77,8 +72,12 @@ ClassOptions checked(const GradeArgs& a, bool seed_given) {
   if (seed_given) o.seed = require_non_negative("--seed", a.seed);
   if (o.seed > 4294967295LL) throw UsageError("--seed must be at most 4294967295, got " + std::to_string(a.seed));
   o.sandbox = a.sandbox;
-  if (a.sandbox != "auto" && a.sandbox != "bwrap" && a.sandbox != "none") {
-    throw UsageError("--sandbox must be auto, bwrap or none, got '" + a.sandbox + "'");
+  o.resume = a.resume;
+  if (!format_named(a.format, o.format)) {
+    throw UsageError("--format must be text, json, gradescope, prairielearn or junit, got '" + a.format + "'");
+  }
+  if (a.sandbox != "auto" && a.sandbox != "bwrap" && a.sandbox != "user" && a.sandbox != "none") {
+    throw UsageError("--sandbox must be auto, bwrap, user or none, got '" + a.sandbox + "'");
   }
   return o;
 }
@@ -93,18 +92,22 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("exercise", po::value(&a.exercise), "the exercise (a folder of assignments/; default: from the file)")
       ("class", po::value(&a.class_dir), "grade every .cpp file (or student folder) in this folder")
       ("csv", po::value(&a.csv), "with --class: write one row per submission to this CSV file")
+      ("resume", po::bool_switch(&a.resume), "with --class and --csv: keep the CSV's rows (a run stopped by Ctrl-C) "
+       "and grade only the students without one")
       ("jobs", po::value(&a.jobs)->default_value(1), "with --class: submissions graded at the same time")
       ("timeout", po::value(&a.timeout)->default_value(10, "10"), "seconds a student's program may run")
       ("compile-timeout", po::value(&a.compile_timeout)->default_value(60, "60"), "CPU seconds a compile may use (its wall clock: 4 times that)")
       ("seed", po::value(&a.seed), "draw the inputs from this seed (default: a fresh one every run)")
-      ("sandbox", po::value(&a.sandbox)->default_value("auto"), "auto, bwrap or none (see docs/grading.md)");
+      ("format", po::value(&a.format)->default_value("text"), "text, json, gradescope (results.json), prairielearn "
+       "(results.json) or junit (XML): the document on stdout, the progress on stderr (docs/grading.md)")
+      ("sandbox", po::value(&a.sandbox)->default_value("auto"), "auto, bwrap, user (as root in a container without user namespaces) or none (see docs/grading.md)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
   if (!parse_options("grade", "autograd grade FILE.cpp\nautograd grade --class DIR --exercise NAME --csv scores.csv "
                      "[--jobs N] [--timeout S]\nBuilds the student's file into a sandboxed program, sends it freshly "
                      "drawn inputs, and scores the gradients it returns, with a hint for each wrong one.\n"
-                     "Exit status: 0 full marks (--class: the CSV was written), 1 not full marks or the file does "
+                     "Exit status: 0 full marks (--class, or a --format other than text: the CSV or the document was written), 1 not full marks or the file does "
                      "not build, 2 bad usage, 3 the grader cannot grade here (no compiler, a noexec TMPDIR, a "
                      "failing sandbox).",
                      options, args, vm, &positional)) {
@@ -138,7 +141,7 @@ int grade_files(const std::string& file, const std::string& exercise, const std:
     o.exercise = exercise_of(fs::path(class_dir) / "x.cpp", exercise);
     return grade_class(o);
   }
-  if (!csv.empty()) throw UsageError("--csv goes with --class DIR");
+  if (!csv.empty() || o.resume) throw UsageError(std::string(o.resume ? "--resume" : "--csv") + " goes with --class DIR");
   if (file.empty()) throw UsageError("which file? autograd grade FILE.cpp");
   if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file);
   return grade_one(file, exercise_of(file, exercise), o);

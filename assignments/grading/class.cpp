@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <filesystem>
 #include <iomanip>
+#include <exception>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -16,7 +19,7 @@
 #include "autograd/error.h"
 #include "autograd/format.h"
 #include "assignments/grading/run.h"
-#include "data/atomic_write.h"
+#include "assignments/grading/csv_log.h"
 
 namespace grading {
 
@@ -91,104 +94,78 @@ std::vector<Submission> submissions(const ClassOptions& o) {
   return list;
 }
 
-// A CSV sent to a terminal (--csv /dev/tty) is read there, so its names are escaped as the
-// table's are (ag::printable); one written to a file keeps them exactly.
-bool is_terminal(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_character_file(fs::status(path, ec))) return false;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  const bool terminal = fd >= 0 && ::isatty(fd);
-  if (fd >= 0) ::close(fd);
-  return terminal;
-}
-
-std::string printable_lines(const std::string& text) {
-  std::string out;
-  std::size_t start = 0;
-  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
-    out += ag::printable(text.substr(start, end - start)) + "\n";
-  }
-  return out + ag::printable(text.substr(start));
-}
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
-
-// Every row names its seed (--seed redraws its inputs) and the sandbox, so a row copied into a
-// gradebook can be regraded and still says whether it was isolated.
-std::string csv_text(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes, Isolation isolation) {
-  const std::string sandbox = isolation == Isolation::Bwrap ? "bwrap" : "none (NOT isolated: --sandbox none)";
-  std::string out = "file,status,seed,sandbox";
-  for (const kit::GradeRow& r : outcomes.at(0).report.rows) {
-    out += "," + csv_field(r.check + " " + r.gradient + (r.max_points == 0 ? " (given, no points)" : ""));
-  }
-  out += ",total,max,percent,hints,reason\n";
-  for (std::size_t i = 0; i < subs.size(); ++i) {
-    const Outcome& o = outcomes[i];
-    out += csv_field(subs[i].label) + "," + csv_field(o.status) + "," +
-           std::to_string(o.report.seed) + "," + csv_field(sandbox);
-    for (const kit::GradeRow& r : o.report.rows) out += "," + std::to_string(r.points);
-    out += "," + std::to_string(o.report.score()) + "," + std::to_string(o.report.max_score()) + "," +
-           std::to_string(o.report.percent()) + "," + csv_field(join(o.report.hints(), " | ")) + "," +
-           csv_field(o.reason) + "\n";
-  }
-  return out;
-}
-
-void print_summary(const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes) {
+// The submissions this run graded; those whose rows an earlier run wrote (--resume) are named as kept.
+void print_summary(std::ostream& os, const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes,
+                   const std::vector<bool>& kept) {
   std::size_t width = 10;
   for (const Submission& s : subs) width = std::max(width, std::min<std::size_t>(ag::printable(s.label).size() + 2, 50));
-  std::cout << "\n" << std::left << std::setw(int(width)) << "submission" << std::setw(18) << "status" << "score\n";
+  os << "\n" << std::left << std::setw(int(width)) << "submission" << std::setw(18) << "status" << "score\n";
   for (std::size_t i = 0; i < subs.size(); ++i) {
     const kit::GradeReport& r = outcomes[i].report;
-    std::cout << std::setw(int(width)) << ag::printable(subs[i].label) << std::setw(18) << outcomes[i].status << r.score()
-              << "/" << r.max_score() << " (" << r.percent() << "%)\n";
+    os << std::setw(int(width)) << ag::printable(subs[i].label);
+    if (kept[i]) {
+      os << "kept (its row in the CSV is an earlier run's)\n";
+      continue;
+    }
+    os << std::setw(18) << outcomes[i].status << r.score() << "/" << r.max_score() << " (" << r.percent() << "%)\n";
   }
+}
+
+// The run's document (--format other than text) on stdout, all of a class in one.
+void write_document(const ClassOptions& o, const GradeSetup& setup, const std::vector<Submission>& subs,
+                    const std::vector<Outcome>& outcomes, const std::vector<bool>& kept) {
+  std::vector<Graded> all;
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    if (!kept[i]) all.push_back({subs[i].label, outcomes[i]});
+  }
+  const RunContext run{o.exercise, sandbox_label(setup.isolation), isolation_text(setup.isolation, setup.run_limits)};
+  std::cout << format_class(o.format, run, all) << std::flush;
+}
+
+// A submission running as its own user still reads what every user may read: a class folder
+// open to others would let it read (and #include) its classmates' files.
+void check_class_folder_closed(const std::string& dir, Isolation isolation) {
+  struct stat st {};
+  if (isolation != Isolation::User || ::stat(dir.c_str(), &st) != 0 || (st.st_mode & S_IRWXO) == 0) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%03o", unsigned(st.st_mode & 0777));
+  throw GraderError("--sandbox user: the class folder " + ag::printable(dir) + " is open to other users (mode " + mode +
+                    "), so a submission could read its classmates' files; close it first (chmod o-rwx " +
+                    ag::printable(dir) + ")");
 }
 
 }  // namespace
 
-std::string csv_field(const std::string& text, bool is_text) {
-  std::string s = text;
-  if (is_text && !s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) s = "'" + s;
-  if (s.find_first_of(",\"\n\r") == std::string::npos && (s.empty() || (s.front() != ' ' && s.back() != ' '))) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+namespace {
 
-int grade_class(const ClassOptions& o) {
-  std::error_code ec;
-  if (!fs::is_directory(o.dir, ec)) throw ag::DataError("--class: no such folder: " + o.dir);
-  if (o.csv.empty()) throw ag::DataError("--class needs --csv FILE (where the scores go)");
-  const fs::path csv_dir = fs::absolute(o.csv).parent_path();
-  if (!fs::is_directory(csv_dir, ec)) throw ag::DataError("--csv: no such folder: " + csv_dir.string());
-  const std::vector<Submission> subs = submissions(o);
-  if (subs.empty()) throw ag::DataError("--class: no .cpp file and no student folder in " + o.dir);
-  GradeSetup setup = prepare_grading(o.exercise, o.sandbox, o.timeout, o.compile_timeout);
-  std::cout << "grading " << subs.size() << " submissions for the '" << o.exercise << "' exercise, " << o.jobs
-            << " at a time\n" << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
-  std::vector<Outcome> outcomes(subs.size());
+// Grades what has no row yet, `jobs` at a time; each finished row goes to the CSV at once.
+void grade_all(const ClassOptions& o, const GradeSetup& setup, const std::vector<Submission>& subs,
+               std::vector<Outcome>& outcomes, const std::vector<bool>& kept, CsvLog* csv, std::ostream& log) {
   std::atomic<std::size_t> next{0};
   std::mutex print;
+  std::exception_ptr failed;  // a row that cannot be written stops the run
   std::random_device fresh;
+  const std::string sandbox = sandbox_label(setup.isolation);
   auto worker = [&] {
     for (std::size_t i; (i = next++) < subs.size();) {
       unsigned seed = 0;
       {
         std::lock_guard<std::mutex> lock(print);
+        if (failed || kept[i]) continue;
         seed = o.seed >= 0 ? unsigned(o.seed) : fresh();
       }
       Outcome out = subs[i].refused.empty() ? grade_submission(setup, subs[i].file, seed, i, true)
                                             : refused_outcome(setup, seed, subs[i].refused);
       if (!out.limit_hit.empty()) out.reason += (out.reason.empty() ? "" : "; ") + out.limit_hit;
       std::lock_guard<std::mutex> lock(print);
-      std::cout << "[" << i + 1 << "/" << subs.size() << "] " << ag::printable(subs[i].label) << ": " << out.status << ", "
-                << out.report.score() << "/" << out.report.max_score() << " (" << out.report.percent() << "%)"
-                << (out.reason.empty() ? "" : ": " + ag::printable(out.reason)) << "\n" << std::flush;
+      log << "[" << i + 1 << "/" << subs.size() << "] " << ag::printable(subs[i].label) << ": " << out.status << ", "
+          << out.report.score() << "/" << out.report.max_score() << " (" << out.report.percent() << "%)"
+          << (out.reason.empty() ? "" : ": " + ag::printable(out.reason)) << "\n" << std::flush;
+      try {
+        if (csv != nullptr && !failed) csv->append(csv_row(subs[i].label, out, sandbox));
+      } catch (...) {
+        failed = std::current_exception();
+      }
       outcomes[i] = std::move(out);
     }
   };
@@ -196,10 +173,39 @@ int grade_class(const ClassOptions& o) {
   for (int j = 0; j < o.jobs; ++j) threads.emplace_back(worker);
   for (std::thread& t : threads) t.join();
   kill_orphans();
-  print_summary(subs, outcomes);
-  const std::string csv = csv_text(subs, outcomes, setup.isolation);
-  ag::write_file_atomic(o.csv, is_terminal(o.csv) ? printable_lines(csv) : csv);
-  std::cout << "\nscores written to " << ag::printable(o.csv) << " (one row per submission)\n";
+  if (failed) std::rethrow_exception(failed);
+}
+
+}  // namespace
+
+int grade_class(const ClassOptions& o) {
+  std::error_code ec;
+  if (!fs::is_directory(o.dir, ec)) throw ag::DataError("--class: no such folder: " + o.dir);
+  if (o.csv.empty() && (o.format == Format::Text || o.resume)) {
+    throw ag::DataError(std::string(o.resume ? "--resume" : "--class") + " needs --csv FILE (where the scores go)" +
+                        (o.resume ? "" : ", or a --format other than text"));
+  }
+  const fs::path csv_dir = fs::absolute(o.csv.empty() ? "x" : o.csv).parent_path();
+  if (!fs::is_directory(csv_dir, ec)) throw ag::DataError("--csv: no such folder: " + csv_dir.string());
+  const std::vector<Submission> subs = submissions(o);
+  if (subs.empty()) throw ag::DataError("--class: no .cpp file and no student folder in " + o.dir);
+  GradeSetup setup = prepare_grading(o.exercise, o.sandbox, o.timeout, o.compile_timeout);
+  const RemoveOnExit remove{setup.root};
+  check_class_folder_closed(o.dir, setup.isolation);
+  std::unique_ptr<CsvLog> csv;
+  if (!o.csv.empty()) csv = std::make_unique<CsvLog>(o.csv, csv_header(refused_outcome(setup, 0, "").report), o.resume);
+  std::vector<bool> kept(subs.size(), false);
+  for (std::size_t i = 0; csv && i < subs.size(); ++i) kept[i] = csv->finished().count(subs[i].label) > 0;
+  const std::size_t to_grade = std::size_t(std::count(kept.begin(), kept.end(), false));
+  std::ostream& log = o.format == Format::Text ? std::cout : std::cerr;  // stdout is the document's
+  log << "grading " << to_grade << " submissions for the '" << o.exercise << "' exercise, " << o.jobs << " at a time"
+      << (to_grade < subs.size() ? " (" + std::to_string(subs.size() - to_grade) + " kept from " + ag::printable(o.csv) + ")" : "")
+      << "\n" << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
+  std::vector<Outcome> outcomes(subs.size());
+  grade_all(o, setup, subs, outcomes, kept, csv.get(), log);
+  print_summary(log, subs, outcomes, kept);
+  if (csv) log << "\nscores written to " << ag::printable(o.csv) << " (one row per submission, each as it finished)\n" << std::flush;
+  if (o.format != Format::Text) write_document(o, setup, subs, outcomes, kept);
   return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "assignments/grading/csv_log.h"
+#include "assignments/grading/formats.h"
 #include "assignments/kit/grader.h"
 
 namespace grading {
@@ -14,12 +16,10 @@ struct ClassOptions {
   int jobs = 1;
   double timeout = 10, compile_timeout = 60;
   long long seed = -1;  // -1: a fresh seed per submission
+  bool resume = false;  // keep the CSV's rows, grade only the students without one
+  Format format = Format::Text;  // other than Text: the document on stdout, the progress on stderr
 };
 
 int grade_class(const ClassOptions& options);
-
-// One CSV field, quoted when it must be (RFC 4180); text that a spreadsheet
-// would run as a formula (=, +, -, @ first) is prefixed with a quote.
-std::string csv_field(const std::string& text, bool is_text = true);
 
 }  // namespace grading

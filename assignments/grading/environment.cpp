@@ -43,7 +43,12 @@ void probe_sandbox(const GradeSetup& s) {
   fs::create_directories(folder);
   const fs::path program = folder / "true";
   fs::copy_file(fs::exists("/usr/bin/true") ? "/usr/bin/true" : "/bin/true", program);
-  const RunResult r = run_limited({program.string()}, folder, s.visible, s.run_limits, s.isolation, "");
+  Limits limits = s.run_limits;
+  if (s.isolation == Isolation::User) {
+    limits.run_as = private_uid(0);
+    if (const std::string why = give_folder(folder, limits.run_as); !why.empty()) throw GraderError("--sandbox user " + why);
+  }
+  const RunResult r = run_limited({program.string()}, folder, s.visible, limits, s.isolation, "");
   if (!r.exited_ok()) {
     throw GraderError("the sandbox cannot run a program that does nothing (it " + r.describe(s.run_limits) +
                       "), so no submission can be graded here: " + as_text(r.err.substr(0, 500), false));

@@ -5,14 +5,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "autograd/error.h"
+#include "assignments/grading/banned.h"
 #include "assignments/grading/environment.h"
 #include "assignments/grading/text.h"
 #include "data/resources.h"
@@ -128,6 +131,18 @@ void make_text(kit::GradeReport& report) {
   }
 }
 
+// The exercise's policy on complex numbers and wider floats (banned.h): "" or the refusal.
+std::string banned_in(const GradeSetup& s, const fs::path& copy) {
+  if (!s.exercise.spec.banned) return "";
+  std::ifstream in(copy, std::ios::binary);
+  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string use = banned_use(source);
+  if (use.empty()) return "";
+  return "the submission " + use + ": a " + s.exercise.spec.kind + " exercise bans complex numbers, imaginary literals, "
+         "token pasting and floats wider than double, because a complex-step derivative is exact and no tolerance "
+         "tells it from a derived one (docs/grading.md, \"Banned constructs\")";
+}
+
 std::string status_of(const RunResult& r, const kit::ParsedAnswers& p) {
   if (p.complete) return "graded";
   if (r.timed_out) return "timed out";
@@ -176,6 +191,8 @@ GradeSetup prepare_grading(const std::string& exercise, const std::string& sandb
   }
   s.root = tmpl;
   register_folder(s.root);
+  // A submission's own user must pass through to its folder, but not list the others'.
+  if (s.isolation == Isolation::User) ::chmod(s.root.c_str(), 0711);
   try {
     check_environment(s);
     probe_sandbox(s);
@@ -218,9 +235,15 @@ Outcome refused_outcome(const GradeSetup& s, unsigned seed, const std::string& r
 
 Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned seed, std::size_t index,
                          bool refuse_links) {
+  const auto start = std::chrono::steady_clock::now();
   const std::vector<kit::DrawnCase> cases = kit::draw_cases(s.exercise, seed);
   const fs::path folder = s.root / ("sub-" + std::to_string(index));
   fs::create_directories(folder);
+  Limits compile_limits = s.compile_limits, run_limits = s.run_limits;
+  // The folder is the submission's own before its copy goes in: no classmate's program may read it meanwhile.
+  const std::string not_given = s.isolation == Isolation::User
+                                    ? give_folder(folder, compile_limits.run_as = run_limits.run_as = private_uid(index))
+                                    : "";
   Outcome o;
   auto fail = [&](const std::string& status, const std::string& reason) {
     o.status = status;
@@ -230,23 +253,26 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
     o.reason = as_text(reason, false);
     std::error_code ec;
     fs::remove_all(folder, ec);
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return o;
   };
+  if (!not_given.empty()) return fail("refused", "the grader " + not_given + ", so it did not grade the submission");
   if (const std::string refused = take_submission(file, folder / "submission.cpp", refuse_links); !refused.empty()) {
     return fail("refused", "the submission " + refused);
   }
+  if (const std::string why = banned_in(s, folder / "submission.cpp"); !why.empty()) return fail("refused", why);
   add_public_header(s, folder);
   for (const char* obj : {"child_main.o", "adapter.o"}) copy_into(s.harness / obj, folder / obj);
   const RunResult build = run_limited(compile_command(s, {"submission.cpp", "child_main.o", "adapter.o"}, true), folder,
-                                      s.visible, s.compile_limits, s.isolation, "");
+                                      s.visible, compile_limits, s.isolation, "");
   o.compiler_output = cut_as_text(build.out + build.err, 20000);
   if (!build.exited_ok()) {
-    return fail("does not compile", build.timed_out ? "the compile " + build.describe(s.compile_limits)
-                                                    : "does not compile (the compiler " + build.describe(s.compile_limits) + ")");
+    return fail("does not compile", build.timed_out ? "the compile " + build.describe(compile_limits)
+                                                    : "does not compile (the compiler " + build.describe(compile_limits) + ")");
   }
   std::vector<std::vector<arma::mat>> sent;
   for (const kit::DrawnCase& c : cases) sent.push_back(c.sent);
-  const RunResult run = run_limited({(folder / "child").string()}, folder, s.visible, s.run_limits, s.isolation,
+  const RunResult run = run_limited({(folder / "child").string()}, folder, s.visible, run_limits, s.isolation,
                                     kit::encode_cases(sent));
   const kit::ParsedAnswers answers = kit::parse_answers(run.out, cases.size(), s.exercise.spec.inputs.size());
   o.status = status_of(run, answers);
@@ -258,6 +284,7 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
   if (!run.limit_hit.empty()) o.limit_hit = "it " + run.limit_hit;
   std::error_code ec;
   fs::remove_all(folder, ec);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;
 }
 

@@ -44,6 +44,7 @@ struct Outcome {
   std::string program_output;  // the child's stderr (its own prints), cut and escaped (text.h)
   std::string limit_hit;       // "it reached its limit of 64 processes at once (cgroup pids.max)", or ""
   kit::GradeReport report;     // always there: the unanswered checks score 0
+  double seconds = 0;          // the compile and the run, on the wall clock
 };
 
 // The outcome of a submission refused before it is built (`reason`: "is a symbolic link").

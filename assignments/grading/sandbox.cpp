@@ -103,6 +103,7 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
     const struct rlimit r = {l.value, l.value};
     ::setrlimit(l.what, &r);
   }
+  if (limits.run_as != 0) become(limits, err);
   if (::chdir(folder) != 0) ::_exit(126);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
@@ -189,12 +190,24 @@ std::string bwrap_failure() {
 
 Isolation choose_isolation(const std::string& wanted) {
   if (wanted == "none") return Isolation::None;
-  if (wanted != "auto" && wanted != "bwrap") throw ag::DataError("--sandbox must be auto, bwrap or none, got '" + wanted + "'");
+  if (wanted == "user") {
+    if (::geteuid() == 0) return Isolation::User;
+    throw GraderError("--sandbox user runs each submission as a user of its own, which needs root (this grader "
+                      "runs as user " + std::to_string(::geteuid()) + "); use --sandbox bwrap, or run it as root");
+  }
+  if (wanted != "auto" && wanted != "bwrap") throw ag::DataError("--sandbox must be auto, bwrap, user or none, got '" + wanted + "'");
   const std::string why = bwrap_failure();
   if (why.empty()) return Isolation::Bwrap;
   throw GraderError("--sandbox " + wanted + " needs a sandbox, and " + why + "; install bubblewrap and allow "
-                    "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or pass --sandbox none "
+                    "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or, as root in a container, pass --sandbox user "
+                    "(docs/grading.md says what it isolates), or pass --sandbox none "
                     "to grade without isolation");
+}
+
+std::string sandbox_label(Isolation isolation) {
+  if (isolation == Isolation::Bwrap) return "bwrap";
+  if (isolation == Isolation::User) return "user (its own user; network and world-readable files NOT cut off)";
+  return "none (NOT isolated: --sandbox none)";
 }
 
 std::string isolation_text(Isolation isolation, const Limits& run) {
@@ -203,6 +216,13 @@ std::string isolation_text(Isolation isolation, const Limits& run) {
     return "sandbox: bwrap (no network, its own PID namespace, only /usr and its own folder visible, "
            "read-only outside that folder; time, CPU, memory, file-size and output limits; its /tmp and, when it runs, "
            "its folder are tmpfs of " + std::to_string(run.tmp_bytes >> 20) + " MiB" + totals + ")";
+  }
+  if (isolation == Isolation::User) {
+    return "sandbox: user (--sandbox user): each submission compiled and run as a user of its own (uid 40000-59999), "
+           "in a folder only it may enter, with no new privileges and at most " + std::to_string(run.totals.processes) +
+           " processes (RLIMIT_NPROC); time, CPU, memory, file-size and output limits" + totals +
+           "; but the network is NOT cut, it may read what every user may read, and it may write into world-writable "
+           "places (/tmp, /dev/shm)";
   }
   return "sandbox: none (--sandbox none): time, CPU, memory, file-size and output limits, its own "
          "process group and a fresh folder" + totals + ", but the network and the filesystem are NOT isolated, "

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include <filesystem>
 #include <string>
@@ -25,13 +26,24 @@ struct GraderError : ag::Error {
   using ag::Error::Error;
 };
 
-enum class Isolation { Bwrap, None };
+// User: for containers without user namespaces (Gradescope's, PrairieLearn's), where bwrap
+// cannot start but the grader is root: each submission's compile and run as a user of its
+// own (private_uid), in a folder only that user may enter, with no new privileges.
+enum class Isolation { Bwrap, User, None };
 
 // "none" is the only way to grade without isolation: "auto" and "bwrap" both
-// need a bwrap that starts here, else a GraderError saying why and what to do.
-// $AUTOGRAD_BWRAP names the bwrap program, when it is not in /usr/bin, /bin or
-// /usr/local/bin (the tests point it at one that fails).
+// need a bwrap that starts here, else a GraderError saying why and what to do;
+// "user" needs root. $AUTOGRAD_BWRAP names the bwrap program, when it is not in
+// /usr/bin, /bin or /usr/local/bin (the tests point it at one that fails).
 Isolation choose_isolation(const std::string& wanted);
+
+// The user a submission runs as with Isolation::User: one of 40000-59999 that /etc/passwd
+// does not name, different for each submission of a run (and, most likely, of concurrent
+// runs), so that no two submissions can reach each other's files or processes.
+// Within 65536, so that a container mapping 65536 ids can switch to it.
+uid_t private_uid(std::size_t index);
+// `folder` made `uid`'s own, mode 0700, so no other submission may enter it: "", or why it cannot be.
+std::string give_folder(const std::filesystem::path& folder, uid_t uid);
 
 struct Limits {
   double wall_seconds = 10;
@@ -42,10 +54,18 @@ struct Limits {
   Totals totals;                                    // all its processes together (totals.h)
   long long tmp_bytes = 64LL << 20;                 // with bwrap: the size of its /tmp (a tmpfs)
   bool private_folder = false;                      // with bwrap: its folder a tmpfs of tmp_bytes too
+  uid_t run_as = 0;                                 // not 0: runs as this user (Isolation::User)
 };
+
+// A few words for every row and document: "bwrap", "user (...)", "none (NOT isolated: --sandbox none)".
+std::string sandbox_label(Isolation isolation);
 
 // One line for the output: what is isolated and what is bounded, with the run's limits.
 std::string isolation_text(Isolation isolation, const Limits& run);
+
+// In the forked child, before it execs (async-signal-safe calls only): it becomes limits.run_as
+// (own_user.cpp), or writes why not to `err` and exits 125.
+void become(const Limits& limits, int err);
 
 struct RunResult {
   int exit_status = -1;  // when it exited

@@ -6,6 +6,7 @@
 
 #include "assignments/kit/jvp_grader.h"
 #include "assignments/kit/norm_hints.h"
+#include "assignments/kit/softmax_hints.h"
 #include "autograd/gradcheck.h"
 #include "ops/ops.h"
 
@@ -49,6 +50,27 @@ std::string short_number(double x) {
   return buf;
 }
 
+}  // namespace
+
+const char* const kSinglePrecision = "single precision";
+
+bool computed_in_float(const arma::mat& m) {
+  bool nonzero = false;
+  for (const double v : m) {
+    if (double(float(v)) != v) return false;
+    nonzero = nonzero || v != 0;
+  }
+  return nonzero;
+}
+
+std::string float_hint(const std::string& what, double relative) {
+  return "your " + what + " matches the exact gradient to " + short_number(relative) + " of its largest element, the "
+         "precision of float, and every number in it is a float: the derivation may well be right, but compute it in "
+         "double (arma::mat, not arma::fmat or float); the grader wants 1e-13";
+}
+
+namespace {
+
 GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, std::size_t k, const std::string& why) {
   const ExerciseSpec& s = ex.spec;
   GradeRow row;
@@ -60,8 +82,13 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
   row.diagnosis = ag::diagnose_gradient(a.grads[k], expected, strict_options(s, c, expected));
   if (!row.diagnosis.correct() && ag::diagnose_gradient(a.grads[k], expected).correct()) {
     row.diagnosis.kind = ag::Mistake::Unrecognised;
-    row.result = "only approximate";
     const double relative = row.diagnosis.max_abs_error / std::max(arma::abs(expected).max(), 1e-300);
+    if (computed_in_float(a.grads[k])) {
+      row.result = kSinglePrecision;
+      row.diagnosis.hint = float_hint(row.gradient, relative);
+      return row;
+    }
+    row.result = "only approximate";
     row.diagnosis.hint = "your " + row.gradient + " matches the exact gradient only to " + short_number(relative) +
                          " of its largest element, the accuracy of finite differences, not of a derived backward: "
                          "the grader wants 1e-13, so derive it";
@@ -74,7 +101,8 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
                   std::to_string(row.diagnosis.total_elements) + ")";
   }
   if (!row.diagnosis.correct()) {
-    const NormHint better = norm_hint(s, c, k, a.grads[k], row.diagnosis);
+    NormHint better = norm_hint(s, c, k, a.grads[k], row.diagnosis);
+    if (better.result.empty()) better = softmax_hint(s, c, k, a.grads[k]);
     if (!better.result.empty()) {
       row.result = better.result;
       row.diagnosis.hint = better.hint;

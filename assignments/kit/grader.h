@@ -40,6 +40,14 @@ struct GradeReport {
   void print(std::ostream& os) const;  // the score table with a hint under each failed row
 };
 
+// Every element exactly a float, and one of them not zero: an answer computed in single
+// precision (finite differences in double are never all floats). Such an answer may be
+// derived right; its precision, not the method, is what falls short of 1e-13.
+bool computed_in_float(const arma::mat& m);
+// The result "single precision" and its hint, for `what` ("dx", "the dx term of your tangent").
+extern const char* const kSinglePrecision;
+std::string float_hint(const std::string& what, double relative);
+
 // The verdict on `answers` to `cases` (drawn by draw_cases with `seed`);
 // `failure` says why the child stopped, when it did not answer every case.
 GradeReport score(const Exercise& ex, unsigned seed, const std::vector<DrawnCase>& cases,

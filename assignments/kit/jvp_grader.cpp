@@ -67,6 +67,10 @@ Verdict verdict_of(const Exercise& ex, const DrawnCase& c, std::size_t k, const 
     if (v.diagnosis.correct()) v.diagnosis.kind = ag::Mistake::Unrecognised;
     v.result = named.result;
     v.diagnosis.hint = named.hint;
+  } else if (v.diagnosis.correct() && computed_in_float(yours)) {
+    v.diagnosis.kind = ag::Mistake::Unrecognised;
+    v.result = kSinglePrecision;
+    v.diagnosis.hint = float_hint("d" + ex.spec.inputs[k].name + " term of your tangent", gap);
   } else if (v.diagnosis.correct()) {
     v.diagnosis.kind = ag::Mistake::Unrecognised;
     v.result = "only approximate";

@@ -73,6 +73,10 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
   else if (key == "sends") s.sends = words(value);
   else if (key == "given") s.given = words(value);
   else if (key == "tape") s.tape = value == "yes";
+  else if (key == "banned") {
+    if (value != "none" && value != "default") throw ag::Error(where + ": expected banned = default or none, got '" + value + "'");
+    s.banned = value == "default";
+  }
   else if (key == "case") s.cases.push_back(parse_case(value, where));
   else if (key == "input") {
     const std::vector<std::string> w = words(value);
@@ -80,7 +84,7 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
     s.inputs.push_back({w[0], w[1], w[2], number(w[3], where), number(w[4], where)});
   } else {
     throw ag::Error(where + ": unknown key '" + key +
-                    "' (expected title, kind, forward, header, hints, eps, input, sends, given, case or tape)");
+                    "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape or banned)");
   }
 }
 

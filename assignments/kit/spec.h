@@ -33,13 +33,16 @@ struct ExerciseSpec {
   std::string kind = "backward";  // "backward", or "jvp": the student writes the tangent (kit/jvp_grader.h)
   std::string forward;  // a forward the kit knows (forwards.h) or an op-table row ("batchnorm_composed")
   std::string header;  // the public header the stub includes, in the folder (default NAME.h)
-  std::string hints;   // "layernorm", "rmsnorm" or "" (kit/norm_hints.h)
+  std::string hints;   // "layernorm", "rmsnorm" (kit/norm_hints.h), "softmax" (kit/softmax_hints.h) or ""
   double eps = 0;
   std::vector<InputSpec> inputs;
   std::vector<std::string> sends;  // what the child reads, in order: input names, "y", "dy", "eps"
   std::vector<std::string> given;  // gradients the stub already returns: graded, worth no points
   std::vector<CaseSpec> cases;
   bool tape = true;  // also grade the backward used as a custom op on a tape
+  // "banned = none" lifts the policy that refuses complex numbers and wider floats in a backward
+  // or JVP exercise (docs/grading.md, "Banned constructs": complex-step is exact, no tolerance catches it).
+  bool banned = true;
 };
 
 // Reads FOLDER/exercise.spec; an ag::Error names the file, the line and what was expected.
