@@ -76,10 +76,19 @@
       const box = document.querySelector(`#${view} .steps`);
       if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
       else if (report.errors[view]) Draw.message(box, report.errors[view]);
+      else if (view === "ln") teach(box, keys);
       else Draw.steps(box, report, keys);
       // A large batch: the engine sent its first rows only, and says so.
       if (report.labels.rows && !report.errors[view]) box.append(Draw.el("p", { class: "rows-shown" }, report.labels.rows));
     }
+  }
+
+  // LayerNorm's steps with their working (row 1's, named so on a batch), then row 1 as a picture.
+  function teach(box, keys) {
+    Draw.steps(box, report, keys, (key) => Draw.working(report, key));
+    const rows = report.numbers.x.length;
+    box.append(Draw.el("p", { class: "view-note" }, rows > 1 ? "The working above and the picture below are row 1's." : "Row 1 before and after:"),
+               Draw.strip(report));
   }
 
   // One vector is no mistake: BatchNorm needs a batch, so the engine's sentence is

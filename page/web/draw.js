@@ -69,16 +69,79 @@ const Draw = (() => {
   }
 
   // Labelled rows: [label, key] pairs, skipping keys the engine did not send.
-  function steps(container, report, keys) {
+  // explain(key), if given, is a step's working, written under it.
+  function steps(container, report, keys, explain) {
     const list = el("ol", { class: "step-list" });
     for (const key of keys) {
       if (!(key in report.numbers)) continue;
       const li = el("li");
       li.appendChild(el("span", { class: "label" }, report.labels[key] || key));
       li.appendChild(matrix(key, report.numbers[key]));
+      const text = explain ? explain(key) : "";
+      if (text) li.appendChild(el("div", { class: "working" }, text));
       list.appendChild(li);
     }
     container.replaceChildren(list);
+  }
+
+  // A step's working for row 1, its numbers substituted as the seeds write it:
+  // "mean = (3 + 1 + 5 + 7) / 4 = 4". Every number is the engine's (report.numbers);
+  // this only writes them down. A long row shows its first kTerms terms and says how many.
+  const kTerms = 4;
+  const paren = (v) => (v < 0 ? `(${format(v)})` : format(v));
+  function terms(row, each, join) {
+    const shown = row.slice(0, row.length > kTerms + 1 ? kTerms - 1 : row.length).map(each);
+    if (shown.length < row.length) shown.push(`… (${row.length - shown.length - 1} more) …`, each(row[row.length - 1]));
+    return shown.join(join);
+  }
+  function working(report, key) {
+    const n = report.numbers, at = (k) => n[k][0];
+    const x = at("x"), d = x.length, mean = at("ln.0")[0], centred = at("ln.2");
+    const variance = at("ln.1")[0], eps = at("eps")[0], std = at("ln.4")[0];
+    const xhat = at("ln.5"), scaled = at("ln.6"), gamma = at("gamma"), beta = at("beta");
+    const pairs = (f) => terms(x.map((_, j) => j), f, ", ");
+    switch (key) {
+      case "ln.0": return `mean = (${terms(x, paren, " + ")}) / ${d} = ${format(mean)}`;
+      case "ln.1": return `variance = (${terms(centred, (v) => paren(v) + "²", " + ")}) / ${d} = ${format(variance)}`;
+      case "ln.2": return `x − mean = ${pairs((j) => `${paren(x[j])} − ${paren(mean)} = ${format(centred[j])}`)}`;
+      case "ln.3": return `variance + ε = ${format(variance)} + ${format(eps)} = ${format(at("ln.3")[0])}`;
+      case "ln.4": return `std = sqrt(${format(variance)} + ${format(eps)}) = ${format(std)}`;
+      case "ln.5": return `x̂ = (x − mean) / std: ${pairs((j) => `${paren(centred[j])} / ${format(std)} = ${format(xhat[j])}`)}`;
+      case "ln.6": return `γ · x̂: ${pairs((j) => `${paren(gamma[j])} × ${paren(xhat[j])} = ${format(scaled[j])}`)}`;
+      case "ln.7": return `y = γ · x̂ + β: ${pairs((j) => `${paren(scaled[j])} + ${paren(beta[j])} = ${format(at("ln.7")[j])}`)}`;
+      default: return "";
+    }
+  }
+
+  // Row 1 before (x) and after (x̂, then y) as dots on three number lines, each
+  // dot joined to its feature's dot below: x and y share one scale, so γ and β's
+  // stretch and shift show; x̂ has its own, centred on 0 with ticks at ±1.
+  function strip(report) {
+    const n = report.numbers, W = 360, left = 34, right = W - 12;
+    const rows = [["x", n.x[0]], ["x̂", n["ln.5"][0]], ["y", n["ln.7"][0]]];
+    const xy = n.x[0].concat(n["ln.7"][0]);
+    let lo = Math.min(...xy), hi = Math.max(...xy);
+    if (hi === lo) { lo -= 1; hi += 1; }
+    const m = Math.max(1.5, ...n["ln.5"][0].map(Math.abs));
+    const scale = (k, v) => left + (right - left) * (k === 1 ? (v + m) / (2 * m) : (v - lo) / (hi - lo));
+    const Y = [22, 72, 122], parts = [];
+    for (let k = 0; k < 2; ++k) {  // a feature's path: x to x̂ to y
+      rows[k][1].forEach((v, j) => parts.push(`<line class="link" x1="${scale(k, v)}" y1="${Y[k]}" x2="${scale(k + 1, rows[k + 1][1][j])}" y2="${Y[k + 1]}"/>`));
+    }
+    rows.forEach(([name, row], k) => {
+      parts.push(`<line class="axis" x1="${left}" y1="${Y[k]}" x2="${right}" y2="${Y[k]}"/>`,
+                 `<text class="name" x="2" y="${Y[k] + 4}">${name}</text>`);
+      const ticks = k === 1 ? [-1, 0, 1] : [lo, hi];
+      for (const [i, t] of ticks.entries()) {
+        const anchor = k === 1 ? "middle" : i === 0 ? "start" : "end";  // the ends' labels stay inside the box
+        parts.push(`<line class="tick" x1="${scale(k, t)}" y1="${Y[k] - 4}" x2="${scale(k, t)}" y2="${Y[k] + 4}"/>`,
+                   `<text class="tick-label" x="${scale(k, t)}" y="${Y[k] + 17}" text-anchor="${anchor}">${escape(format(t))}</text>`);
+      }
+      row.forEach((v) => parts.push(`<circle class="dot dot-${k}" cx="${scale(k, v)}" cy="${Y[k]}" r="4"/>`));
+    });
+    const t = document.createElement("template");
+    t.innerHTML = `<svg class="strip" viewBox="0 0 ${W} 142" role="img" aria-label="row 1: x, x̂ and y as dots on number lines">${parts.join("")}</svg>`;
+    return t.content.firstChild;
   }
 
   function message(container, text) {
@@ -86,7 +149,7 @@ const Draw = (() => {
   }
 
   return {
-    el, svg, num, matrix, steps, message, format,
+    el, svg, num, matrix, steps, message, format, working, strip,
     setDigits(d) { digits = d; },
     setShowAll(on) { showAll = on; },
     shownPerRow(cols) { return showAll || cols <= kLong ? cols : kHead + kTail; },
