@@ -10,6 +10,8 @@
   // A link's pairs the form has no field for (a misspelt "gama=2"), sent on to the
   // engine as they are, so that its message names them, until the form is edited.
   let foreign = [];
+  // Whether γ and β were last set to row 1's std and mean by the "undo" button (until the next edit).
+  let undone = false;
 
   // The form as a hash: x=... for one vector, rows=a;b;c for a batch.
   function hashOf() {
@@ -72,6 +74,7 @@
     const views = { ln: ["x", "gamma", "beta", "ln.0", "ln.1", "ln.2", "ln.3", "ln.4", "ln.5", "ln.check", "ln.6", "ln.7"],
                     rms: ["rms.0", "rms.1", "rms.2", "rms.3", "rms.4", "rms.5"],
                     bn: ["bn.mean", "bn.var", "bn.train", "bn.running_mean", "bn.running_var", "bn.eval"] };
+    $("undo").hidden = Boolean(report.errors.ln);
     for (const [view, keys] of Object.entries(views)) {
       const box = document.querySelector(`#${view} .steps`);
       if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
@@ -89,6 +92,28 @@
     const rows = report.numbers.x.length;
     box.append(Draw.el("p", { class: "view-note" }, rows > 1 ? "The working above and the picture below are row 1's." : "Row 1 before and after:"),
                Draw.strip(report));
+    const f = Draw.format, at = (k) => report.numbers[k][0];
+    $("undo-norm").textContent = `Set γ = std = ${f(at("ln.4")[0])}, β = mean = ${f(at("ln.0")[0])}`;
+    $("undo-said").hidden = !undone;
+    if (undone) {
+      $("undo-said").textContent = `With γ = std and β = mean, y = (${at("ln.7").map(f).join(", ")}): x = (${at("x").map(f).join(", ")}) back` +
+        (rows > 1 ? " for row 1 (each row has its own mean and std; γ and β are one per feature)" : "") +
+        ". Normalising loses nothing the model cannot undo: where a row's scale and offset matter, training can learn" +
+        " γ and β that put them back; where they do not, it keeps the normalised row.";
+    }
+  }
+
+  // γ = row 1's std and β = its mean, written into the fields (and the sliders) as typing
+  // would, so that the engine computes y from them: y = std · x̂ + mean, that is x.
+  function undoNormalisation() {
+    const stat = (k) => String(report.numbers[k][0][0]);
+    for (const [field, key] of [["gamma", "ln.4"], ["beta", "ln.0"]]) {
+      $(field).value = stat(key);
+      $(field + "-slider").value = stat(key);
+    }
+    foreign = [];
+    undone = true;
+    recompute();
   }
 
   // One vector is no mistake: BatchNorm needs a batch, so the engine's sentence is
@@ -171,7 +196,7 @@
   }
 
   function wire() {
-    for (const f of fields) $(f).addEventListener("input", () => { foreign = []; recompute(); });
+    for (const f of fields) $(f).addEventListener("input", () => { foreign = []; undone = false; recompute(); });
     // A slider writes its field (one γ or β for every feature; ε on a log scale), as typing would.
     for (const [slider, field, text] of [["gamma-slider", "gamma", (v) => v], ["beta-slider", "beta", (v) => v],
                                          ["eps-slider", "eps", (v) => "1e" + v]]) {
@@ -179,9 +204,11 @@
         $(field).value = text($(slider).value);
         if (slider === "eps-slider") $("eps-power").textContent = $(slider).value;
         foreign = [];
+        undone = false;
         recompute();
       });
     }
+    $("undo-norm").addEventListener("click", undoNormalisation);
     $("digits").addEventListener("change", () => report && draw());
     $("all-numbers").addEventListener("change", () => report && draw());
     for (const [box, view] of [["show-rms", "rms"], ["show-bn", "bn"]]) {
@@ -193,6 +220,7 @@
     window.addEventListener("hashchange", () => {
       if (decoded(location.hash) === decoded(hashOf())) return;
       fillFrom(location.hash);
+      undone = false;
       recompute();
     });
     $("walk-start").addEventListener("click", () => { running = report.tape.length - 1; draw(); });
