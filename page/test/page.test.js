@@ -216,6 +216,57 @@ async function links(browser) {
   console.log("ok links: #x=... and #rows=... open their example and match the native build");
 }
 
+// The page as a teacher: each step's working with the engine's numbers in it, row 1
+// drawn before and after, and γ = std, β = mean giving x back (seed 002), at 1280 and 390 px.
+async function teacher(browser) {
+  const seed = "x=3,1,5,7&gamma=2&beta=1&eps=1e-5";
+  const page = await open(browser, "#" + seed);
+  const working = () => page.$$eval("#ln .working", (e) => e.map((w) => w.textContent));
+  const lines = await working();
+  for (const line of ["mean = (3 + 1 + 5 + 7) / 4 = 4", "variance = ((-1)² + (-3)² + 1² + 3²) / 4 = 5",
+                      "variance + ε = 5 + 1e-5 = 5.00001", "std = sqrt(5 + 1e-5) = 2.23607"]) {
+    assert(lines.includes(line), `the working "${line}" among:\n  ${lines.join("\n  ")}`);
+  }
+  assert.strictEqual(lines.length, 8, "a working under each of LayerNorm's 8 steps");
+  assert.match(lines[7], /^y = γ · x̂ \+ β: \(-0\.894426\) \+ 1 = 0\.105574, /, "y's working");
+  // Row 1 as dots: 4 on each line, x̂ and y in x's order (γ > 0), x̂'s centred on its 0 tick.
+  const dots = (k) => page.$$eval(`svg.strip .dot-${k}`, (e) => e.map((c) => Number(c.getAttribute("cx"))));
+  const [x, xhat, y] = [await dots(0), await dots(1), await dots(2)];
+  assert.deepStrictEqual([x.length, xhat.length, y.length], [4, 4, 4], "a dot per feature on each line");
+  const order = (v) => v.map((_, j) => j).sort((a, b) => v[a] - v[b]).join();
+  assert(order(xhat) === order(x) && order(y) === order(x), "x̂ and y keep x's order");
+  const zero = await page.$$eval("svg.strip text.tick-label", (e) => e.filter((t) => t.textContent === "0").map((t) => Number(t.getAttribute("x"))));
+  assert(Math.abs(xhat.reduce((a, b) => a + b, 0) / 4 - zero[0]) < 1e-6, "x̂'s dots centred on 0");
+  await page.screenshot({ path: path.join(shots, "teacher-1280.png"), fullPage: true });
+  // γ = std and β = mean, one click: the fields hold the engine's numbers, and its y is x.
+  const want = native(seed).numbers;
+  let before = await h.draws(page);
+  await page.click("#undo-norm");
+  await h.waitForDraw(page, before);
+  assert.strictEqual(await page.$eval("#gamma", (e) => e.value), String(want["ln.4"][0][0]), "γ = std");
+  assert.strictEqual(await page.$eval("#beta", (e) => e.value), String(want["ln.0"][0][0]), "β = mean");
+  const undone = `x=3,1,5,7&gamma=${want["ln.4"][0][0]}&beta=${want["ln.0"][0][0]}&eps=1e-5`;
+  const { want: back } = await compareAll(page, undone, "γ = std, β = mean", ["bn."]);
+  back.numbers["ln.7"][0].forEach((v, j) => assert(Math.abs(v - [3, 1, 5, 7][j]) < 1e-12, `y = x: ${v}`));
+  assert.deepStrictEqual(await page.$$eval('#ln .num[data-key="ln.7"]', (e) => e.map((n) => n.textContent)), ["3", "1", "5", "7"]);
+  assert.match(await page.$eval("#undo-said", (e) => (e.hidden ? "" : e.textContent)), /y = \(3, 1, 5, 7\).*loses nothing the model cannot undo/);
+  const xAgain = await dots(0);
+  (await dots(2)).forEach((c, j) => assert(Math.abs(c - xAgain[j]) < 1e-6, "y's dots on x's"));
+  // At 390 px nothing scrolls sideways; a batch's working and picture are row 1's (and say so).
+  await page.setViewport({ width: 390, height: 844 });
+  assert(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "390 px: no sideways scroll");
+  await (await page.$("#ln")).screenshot({ path: path.join(shots, "teacher-390.png") });
+  await h.typeInto(page, "#gamma", "1");
+  assert.strictEqual(await page.$eval("#undo-said", (e) => e.hidden), true, "the sentence goes with the next edit");
+  await h.typeInto(page, "#x", Array.from({ length: 40 }, (_, j) => String(j % 7)).join(", ") + "\n1, 2" + ", 0".repeat(38));
+  assert.match((await working())[0], /^mean = \(0 \+ 1 \+ 2 \+ … \(36 more\) … \+ 4\) \/ 40 = /, "a long row's first terms, and how many more");
+  assert.match(await page.$eval("#ln", (e) => e.textContent), /are row 1's/);
+  assert.strictEqual((await dots(0)).length, 40, "row 1's 40 dots");
+  assert(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "390 px, 40 features: no sideways scroll");
+  await page.close();
+  console.log("ok the working, row 1's picture, and γ = std, β = mean giving x back (engine's y equals x to 1e-12)");
+}
+
 // Input event to the next frame (the tables drawn), D = 4, 64, 768: reported, never asserted.
 async function timeKeystrokes(page, D, what) {
   const x = Array.from({ length: D }, (_, j) => (Math.sin(j + 1) * 3 + 1).toFixed(3)).join(",");
@@ -251,6 +302,7 @@ h.run(consoleErrors, async (browser) => {
   await walk(page);
   await badInputs(page);
   await links(browser);
+  await teacher(browser);
   await timing(page);
   const largest = h.compareNumbers.largest;
   console.log(`largest |page - native| over every number compared: ${largest.engine} (finite differences: ${largest.fd})`);
