@@ -229,6 +229,9 @@ async function teacher(browser) {
   }
   assert.strictEqual(lines.length, 8, "a working under each of LayerNorm's 8 steps");
   assert.match(lines[7], /^y = γ · x̂ \+ β: \(-0\.894426\) \+ 1 = 0\.105574, /, "y's working");
+  const rms = await page.$$eval("#rms .working", (e) => e.map((w) => w.textContent));
+  assert.deepStrictEqual([rms.length, rms[1], rms[3]], [6, "mean(x²) = (9 + 1 + 25 + 49) / 4 = 21", "rms = sqrt(21 + 1e-5) = 4.58258"],
+                         "RMSNorm's working");
   // Row 1 as dots: 4 on each line, x̂ and y in x's order (γ > 0), x̂'s centred on its 0 tick.
   const dots = (k) => page.$$eval(`svg.strip .dot-${k}`, (e) => e.map((c) => Number(c.getAttribute("cx"))));
   const [x, xhat, y] = [await dots(0), await dots(1), await dots(2)];

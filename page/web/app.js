@@ -80,7 +80,7 @@
       if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
       else if (report.errors[view]) Draw.message(box, report.errors[view]);
       else if (view === "ln") teach(box, keys);
-      else Draw.steps(box, report, keys);
+      else Draw.steps(box, report, keys, view === "rms" ? (key) => Draw.working(report, key) : undefined);
       // A large batch: the engine sent its first rows only, and says so.
       if (report.labels.rows && !report.errors[view]) box.append(Draw.el("p", { class: "rows-shown" }, report.labels.rows));
     }

@@ -95,6 +95,7 @@ const Draw = (() => {
     return shown.join(join);
   }
   function working(report, key) {
+    if (key.startsWith("rms.")) return rmsWorking(report, key);  // LayerNorm's numbers may be missing (d = 1)
     const n = report.numbers, at = (k) => n[k][0];
     const x = at("x"), d = x.length, mean = at("ln.0")[0], centred = at("ln.2");
     const variance = at("ln.1")[0], eps = at("eps")[0], std = at("ln.4")[0];
@@ -109,6 +110,22 @@ const Draw = (() => {
       case "ln.5": return `x̂ = (x − mean) / std: ${pairs((j) => `${paren(centred[j])} / ${format(std)} = ${format(xhat[j])}`)}`;
       case "ln.6": return `γ · x̂: ${pairs((j) => `${paren(gamma[j])} × ${paren(xhat[j])} = ${format(scaled[j])}`)}`;
       case "ln.7": return `y = γ · x̂ + β: ${pairs((j) => `${paren(scaled[j])} + ${paren(beta[j])} = ${format(at("ln.7")[j])}`)}`;
+      default: return "";
+    }
+  }
+
+  // RMSNorm's steps (rms.0 to rms.5), written the same way.
+  function rmsWorking(report, key) {
+    const n = report.numbers, at = (k) => n[k][0], x = at("x"), d = x.length;
+    const squares = at("rms.0"), rms = at("rms.3")[0], scaled = at("rms.4"), gamma = at("gamma");
+    const pairs = (f) => terms(x.map((_, j) => j), f, ", ");
+    switch (key) {
+      case "rms.0": return `x²: ${pairs((j) => `${paren(x[j])}² = ${format(squares[j])}`)}`;
+      case "rms.1": return `mean(x²) = (${terms(squares, paren, " + ")}) / ${d} = ${format(at("rms.1")[0])}`;
+      case "rms.2": return `mean(x²) + ε = ${format(at("rms.1")[0])} + ${format(at("eps")[0])} = ${format(at("rms.2")[0])}`;
+      case "rms.3": return `rms = sqrt(${format(at("rms.1")[0])} + ${format(at("eps")[0])}) = ${format(rms)}`;
+      case "rms.4": return `x / rms: ${pairs((j) => `${paren(x[j])} / ${format(rms)} = ${format(scaled[j])}`)}`;
+      case "rms.5": return `γ · (x / rms): ${pairs((j) => `${paren(gamma[j])} × ${paren(scaled[j])} = ${format(at("rms.5")[j])}`)}`;
       default: return "";
     }
   }
