@@ -233,7 +233,7 @@ async function teacher(browser) {
   assert.deepStrictEqual([rms.length, rms[1], rms[3]], [6, "mean(x²) = (9 + 1 + 25 + 49) / 4 = 21", "rms = sqrt(21 + 1e-5) = 4.58258"],
                          "RMSNorm's working");
   // Row 1 as dots: 4 on each line, x̂ and y in x's order (γ > 0), x̂'s centred on its 0 tick.
-  const dots = (k) => page.$$eval(`svg.strip .dot-${k}`, (e) => e.map((c) => Number(c.getAttribute("cx"))));
+  const dots = (k) => page.$eval(`svg.strip .dot-${k}`, (e) => [...e.getAttribute("d").matchAll(/M([^ ]+) /g)].map((m) => Number(m[1])));
   const [x, xhat, y] = [await dots(0), await dots(1), await dots(2)];
   assert.deepStrictEqual([x.length, xhat.length, y.length], [4, 4, 4], "a dot per feature on each line");
   const order = (v) => v.map((_, j) => j).sort((a, b) => v[a] - v[b]).join();

@@ -142,8 +142,11 @@ const Draw = (() => {
     const m = Math.max(1.5, ...n["ln.5"][0].map(Math.abs));
     const scale = (k, v) => left + (right - left) * (k === 1 ? (v + m) / (2 * m) : (v - lo) / (hi - lo));
     const Y = [22, 72, 122], parts = [];
-    for (let k = 0; k < 2; ++k) {  // a feature's path: x to x̂ to y
-      rows[k][1].forEach((v, j) => parts.push(`<line class="link" x1="${scale(k, v)}" y1="${Y[k]}" x2="${scale(k + 1, rows[k + 1][1][j])}" y2="${Y[k + 1]}"/>`));
+    // One <path> per line of dots or of links, not one element per feature: at d = 768
+    // the 3,840 elements took the browser longer to lay out than the engine ran.
+    for (let k = 0; k < 2; ++k) {  // each feature's link from x to x̂, then x̂ to y
+      const d = rows[k][1].map((v, j) => `M${scale(k, v)} ${Y[k]}L${scale(k + 1, rows[k + 1][1][j])} ${Y[k + 1]}`);
+      parts.push(`<path class="link" d="${d.join("")}"/>`);
     }
     rows.forEach(([name, row], k) => {
       parts.push(`<line class="axis" x1="${left}" y1="${Y[k]}" x2="${right}" y2="${Y[k]}"/>`,
@@ -154,7 +157,9 @@ const Draw = (() => {
         parts.push(`<line class="tick" x1="${scale(k, t)}" y1="${Y[k] - 4}" x2="${scale(k, t)}" y2="${Y[k] + 4}"/>`,
                    `<text class="tick-label" x="${scale(k, t)}" y="${Y[k] + 17}" text-anchor="${anchor}">${escape(format(t))}</text>`);
       }
-      row.forEach((v) => parts.push(`<circle class="dot dot-${k}" cx="${scale(k, v)}" cy="${Y[k]}" r="4"/>`));
+      // Each dot a circle of radius 4 whose move-to is its centre (the test reads them back).
+      const dots = row.map((v) => `M${scale(k, v)} ${Y[k]}m-4 0a4 4 0 1 0 8 0a4 4 0 1 0 -8 0`);
+      parts.push(`<path class="dot dot-${k}" d="${dots.join("")}"/>`);
     });
     const t = document.createElement("template");
     t.innerHTML = `<svg class="strip" viewBox="0 0 ${W} 142" role="img" aria-label="row 1: x, x̂ and y as dots on number lines">${parts.join("")}</svg>`;
