@@ -2,30 +2,25 @@
 //
 // A training step records a tape, runs backward and clears it, so every step
 // frees its matrices and allocates the same sizes again. glibc's defaults give
-// large freed blocks back to the kernel: a block of 128 KB or more is mmap'd
-// and munmap'd on free, and a free top of the heap above 128 KB is trimmed.
-// The next step then page-faults every page of those matrices in again
-// (about 2 us per 4 KB page on a VM, as slow as writing 2 GB/s), which can
-// cost more than the arithmetic: a small training step measured 50,293 minor
-// faults in 300 steps with the defaults and 2,246 with freed memory kept.
-//
-// MemoryPolicy::Keep serves every block from the heap and never trims it, so
-// freed pages are reused as they are. The cost: the process keeps its peak
-// heap for its lifetime (reused by later steps, not leaked). It also turns
-// off malloc's fastbins: with them, every free or malloc of a block of 64 KB
-// or more first merges all the small freed blocks waiting in them
-// (malloc_consolidate), and a step frees hundreds of large matrices among
-// thousands of small blocks (closures, input lists); without them the small
-// blocks go through the per-thread cache and the ordinary bins. The default
-// GPT's step went from 28.7 to 23.9 ms by that alone. The glibc tunables
-// MALLOC_MMAP_MAX_=0, MALLOC_TRIM_THRESHOLD_ and glibc.malloc.mxfast=0 (in
-// GLIBC_TUNABLES) do the same from outside a program.
+// large freed blocks back to the kernel (a block of 128 KB or more is mmap'd
+// and munmap'd; a free heap top above 128 KB is trimmed), so the next step
+// page-faults every page of them in again, which can cost more than the
+// arithmetic. MemoryPolicy::Keep serves every block from the heap and never
+// trims it: freed pages are reused as they are, and the process keeps its peak
+// heap for its lifetime (reused by later steps, not leaked). Keep also turns
+// off malloc's fastbins, because with them every large malloc or free first
+// merges all the small freed blocks waiting there (malloc_consolidate), and a
+// step frees hundreds of large matrices among thousands of small blocks. The
+// glibc tunables MALLOC_MMAP_MAX_=0, MALLOC_TRIM_THRESHOLD_ and
+// glibc.malloc.mxfast=0 (in GLIBC_TUNABLES) do the same from outside a
+// program. What each part saves, measured: docs/performance.md, "Memory that
+// stays put".
 //
 // Opt-in: malloc's settings belong to the whole process, so the library
-// changes none unless the program asks. use_memory_policy() asks for Keep
-// (the autograd program, whose main serves the benchmarks too, and the
-// lessons call it; ag::train does not: it is a library function); set_memory_policy() chooses either. A program that does neither keeps
-// glibc's defaults, untouched, and pays the faults above.
+// changes none unless the program asks (STYLE.md). use_memory_policy() asks
+// for Keep (the autograd program, the benchmarks and the lessons call it;
+// ag::train does not: it is a library function); set_memory_policy() chooses
+// either. A program that does neither keeps glibc's defaults, untouched.
 #pragma once
 
 namespace ag {

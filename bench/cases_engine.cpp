@@ -1,12 +1,11 @@
 // The machine's memory bandwidth (read, write, copy) and the engine's fixed cost per op.
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "autograd/machine.h"
 #include "autograd/memory.h"
 #include "autograd/tape.h"
 #include "bench/cases.h"
@@ -18,15 +17,7 @@ namespace bench {
 const char* const kKeepMemoryEnv = "MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=2147483647 GLIBC_TUNABLES=glibc.malloc.mxfast=0";
 
 std::size_t large_buffer_bytes() {
-  std::size_t llc = 0;
-  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");  // "491520K"
-  std::string size;
-  if (in >> size && !size.empty()) {
-    llc = std::strtoull(size.c_str(), nullptr, 10);
-    if (size.back() == 'K') llc <<= 10;
-    if (size.back() == 'M') llc <<= 20;
-  }
-  return std::max<std::size_t>(std::size_t{256} << 20, llc / 4 * 5);
+  return std::max<std::size_t>(std::size_t{256} << 20, ag::cache_sizes().l3 / 4 * 5);
 }
 
 Plan from_memory(const Plan& plan) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "autograd/machine.h"
 #include "autograd/memory.h"
 #include "bench/cases.h"
 #include "bench/report.h"
@@ -15,15 +16,6 @@
 namespace cli {
 
 namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
 
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
@@ -55,8 +47,10 @@ void print_header(const bench::Plan& plan, bool quick, int rounds) {
   const std::string evict = std::to_string(plan.evict_bytes >> 20) + " MB";
   std::cout << "autograd bench: double precision, 1 thread, median of at least " << plan.repeats
             << " runs" << (quick ? " (--quick: a smoke run, not a measurement)" : "") << "\n"
-            << "machine: " << cpu_model() << ", " << std::thread::hardware_concurrency()
+            << "machine: " << ag::cpu_model() << ", " << std::thread::hardware_concurrency()
             << " cores; " << date << "; load average " << load_average() << " at start\n"
+            << "cpu: " << ag::describe_caches(ag::cache_sizes()) << "; vectors: " << ag::build_vectors()
+            << " (this build)\n"
             << "malloc: " << ag::memory_policy_note() << "\n"
             << "        the peer: " << (ag::memory_policy() == ag::MemoryPolicy::Keep ? "the same malloc settings" : "glibc defaults")
             << ", 4 KB pages (PyTorch asks for no huge pages)\n"
