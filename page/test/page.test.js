@@ -216,6 +216,28 @@ async function links(browser) {
   console.log("ok links: #x=... and #rows=... open their example and match the native build");
 }
 
+// The Jacobian card says what its rank measured: at ε = 1e-5 x̂'s direction is
+// kept, shrunk (rank d - 1); at ε = 1e-300 the shrink is below the rank's
+// tolerance, so it is lost too (rank d - 2), where the card used to say
+// "d - 1 = 3" and "kept but shrunk" beside "Rank 2". Axes and a colour scale.
+async function jacobianCard(browser) {
+  for (const [eps, rank, says, never] of [["1e-5", 3, /kept but shrunk/, /lost as well/], ["1e-300", 2, /lost as well \(d − 2 = 2\)/, /kept but shrunk/]]) {
+    const hash = `x=3,1,5,7&gamma=2&beta=1&eps=${eps}`;
+    const page = await open(browser, "#" + hash);
+    const want = await compareAll(page, hash, "the Jacobian at eps " + eps, ["bn."]);
+    assert.strictEqual(want.want.numbers["jac.rank"][0][0], rank, `rank at eps ${eps}`);
+    const text = await page.$eval("#jacobian", (e) => e.textContent);
+    assert.match(text, says, `eps ${eps}: ${text}`);
+    assert.doesNotMatch(text, never, `eps ${eps}: ${text}`);
+    assert.match(text, /Row i, column j: dy_i \/ dx_j/, "the axes said");
+    const axes = await page.$$eval("#jacobian .jac-axis", (e) => e.map((t) => t.textContent));
+    assert.deepStrictEqual([axes[0], axes[1], axes[6], axes[7]], ["x1", "y1", "x4", "y4"], "the axes' indices");
+    assert.strictEqual(await page.$$eval("#jacobian [aria-label='the colour scale'] rect", (e) => e.length), 40, "the colour scale");
+    await page.close();
+  }
+  console.log("ok the Jacobian card: its words follow the measured rank (eps 1e-5: d - 1, 1e-300: d - 2), axes and colour scale");
+}
+
 // The page as a teacher: each step's working with the engine's numbers in it, row 1
 // drawn before and after, and γ = std, β = mean giving x back (seed 002), at 1280 and 390 px.
 async function teacher(browser) {
@@ -305,6 +327,7 @@ h.run(consoleErrors, async (browser) => {
   await walk(page);
   await badInputs(page);
   await links(browser);
+  await jacobianCard(browser);
   await teacher(browser);
   await timing(page);
   const largest = h.compareNumbers.largest;

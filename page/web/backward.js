@@ -102,35 +102,73 @@ const Backward = (() => {
     return t >= 0 ? `rgb(255,${a},${a})` : `rgb(${a},${a},255)`;
   }
 
+  // The colour scale under the heatmap: -max (blue) through 0 (white) to +max (red).
+  function colourScale(max) {
+    const width = 200, root = svg("svg", { width: width + 2, height: 14, role: "img", "aria-label": "the colour scale" });
+    for (let k = 0; k < 40; ++k) {
+      const v = max * (2 * (k + 0.5) / 40 - 1);
+      root.appendChild(svg("rect", { x: 1 + k * width / 40, y: 1, width: width / 40 + 0.5, height: 12, fill: heat(v, max) }));
+    }
+    const p = el("p", { class: "jac-scale" });
+    const end = (sign) => el("span", {}, sign + Draw.format(max));  // drawing's scale, not one of the engine's numbers
+    p.append(end("−"), " ", root, " ", end("+"));
+    return p;
+  }
+
+  // What the rank says, from what was measured: (1, …, 1) is always lost; x̂'s
+  // direction is kept, shrunk by ε / (σ² + ε), unless that factor is below the
+  // rank's tolerance (a tiny ε), when it counts as lost too.
+  function rankText(p, report, D) {
+    const rank = report.numbers["jac.rank"][0][0];
+    p.append("Rank ", num("jac.rank", 0, 0, rank), ` of ${D}. `,
+             "Largest |J·(1, …, 1)|: ", num("jac.ones", 0, 0, report.numbers["jac.ones"][0][0]),
+             ". Adding the same number to every feature leaves y unchanged, so the direction (1, …, 1)/√d is lost. ");
+    if (!("jac.xhat" in report.numbers)) return;
+    const xhat = num("jac.xhat", 0, 0, report.numbers["jac.xhat"][0][0]);
+    if (rank === D - 1) {
+      p.append(`That is the one direction lost (d − 1 = ${D - 1}). The direction of x̂ itself is kept but shrunk: |J·x̂| / |x̂| = `, xhat,
+               ", which is (γ / std) · ε / (σ² + ε) when γ is one number: without ε this direction would be lost too. ");
+    } else if (rank === D - 2) {
+      p.append(`The direction of x̂ is lost as well (d − 2 = ${D - 2}): |J·x̂| / |x̂| = `, xhat,
+               ", which is (γ / std) · ε / (σ² + ε) when γ is one number, too small beside J's other entries to count at this ε. " +
+               "With a larger ε it is kept, shrunk, and the rank is d − 1. ");
+    } else {
+      p.append("|J·x̂| / |x̂| = ", xhat, ". ");
+    }
+  }
+
   function jacobian(container, report) {
     if (report.errors.jac) { Draw.message(container, report.errors.jac); return; }
     const J = report.numbers.jac, D = J.length;
     const wide = D <= 8 ? Draw.format(-0.0123456789012345678).length * 7.5 + 10 : 0;  // room for the numbers
     const cell = Math.max(6, Math.min(64, Math.floor(480 / D)), wide);
     const max = Math.max(...J.flat().map(Math.abs));
-    const root = svg("svg", { width: cell * D + 2, height: cell * D + 2, role: "img", "aria-label": "the Jacobian heatmap" });
+    const pad = 18;  // the axes' indices: rows are y_i, columns x_j
+    const root = svg("svg", { width: pad + cell * D + 2, height: pad + cell * D + 2, role: "img", "aria-label": "the Jacobian heatmap" });
+    const label = (text, x, y) => root.appendChild(svg("text", { x, y, "text-anchor": "middle", "font-size": 11, class: "jac-axis" }, text));
+    if (D <= 16) {
+      for (let k = 0; k < D; ++k) {
+        label(`x${k + 1}`, pad + 1 + k * cell + cell / 2, 12);
+        label(`y${k + 1}`, pad / 2, pad + 1 + k * cell + cell / 2 + 4);
+      }
+    }
     J.forEach((row, i) => row.forEach((v, j) => {
-      const r = svg("rect", { x: 1 + j * cell, y: 1 + i * cell, width: cell, height: cell, fill: heat(v, max) });
+      const r = svg("rect", { x: pad + 1 + j * cell, y: pad + 1 + i * cell, width: cell, height: cell, fill: heat(v, max) });
       r.appendChild(svg("title", {}, `dy${i + 1}/dx${j + 1} = ${v}`));
       root.appendChild(r);
       if (D <= 8) {
         const t = num("jac", i, j, v, "svg");
-        t.setAttribute("x", 1 + j * cell + cell / 2);
-        t.setAttribute("y", 1 + i * cell + cell / 2 + 4);
+        t.setAttribute("x", pad + 1 + j * cell + cell / 2);
+        t.setAttribute("y", pad + 1 + i * cell + cell / 2 + 4);
         t.setAttribute("text-anchor", "middle");
         root.appendChild(t);
       }
     }));
+    const axes = el("p", {}, "Row i, column j: dy_i / dx_j (how output i moves when input j does). ");
     const p = el("p");
-    p.append("Rank ", num("jac.rank", 0, 0, report.numbers["jac.rank"][0][0]), ` of ${D} (d − 1 = ${D - 1}). `,
-             "Largest |J·(1, …, 1)|: ", num("jac.ones", 0, 0, report.numbers["jac.ones"][0][0]),
-             ". Adding the same number to every feature leaves y unchanged, so the direction (1, …, 1)/√d is lost. ");
-    if ("jac.xhat" in report.numbers) {
-      p.append("The direction of x̂ itself is kept but shrunk: |J·x̂| / |x̂| = ", num("jac.xhat", 0, 0, report.numbers["jac.xhat"][0][0]),
-               ", which is (γ / std) · ε / (σ² + ε) when γ is one number: without ε this direction would be lost too. ");
-    }
+    rankText(p, report, D);
     p.append("Red: positive, blue: negative; hover a cell for its value.");
-    container.replaceChildren(root, p);
+    container.replaceChildren(root, colourScale(max), axes, p);
   }
 
   function memory(container, report) {
