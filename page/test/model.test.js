@@ -66,6 +66,12 @@ async function words(page) {
     const total = n["gpt.next"][0].reduce((a, b) => a + b, 0);
     assert(Math.abs(total - 1) < 1e-12, `${word}: the next-character probabilities add up to ${total}`);
     assert.strictEqual(await page.$$eval("#gpt .gpt-norm", (e) => e.length), 5, `${word}: five LayerNorm cards`);
+    // The bars ranked, most likely first (they were in the vocabulary's order), each with its letter.
+    const bars = await page.$$eval("#gpt-next .bar", (e) => e.map((b) => [b.querySelector(".char").textContent, Number(b.querySelector(".num").dataset.j)]));
+    const p = n["gpt.next"][0], vocab = want.labels["gpt.vocab"];
+    for (let k = 1; k < bars.length; ++k) assert(p[bars[k - 1][1]] >= p[bars[k][1]], `${word}: bar ${k} is more likely than bar ${k - 1}`);
+    bars.forEach(([c, j]) => assert.strictEqual(c, j === 0 ? "end" : vocab[j], `${word}: bar for token ${j}`));
+    assert.strictEqual(bars[0][1], p.indexOf(Math.max(...p)), `${word}: the most likely first`);
   }
   console.log("ok words: every LayerNorm's statistics, γ, β and the next character match the native build");
 }
@@ -78,6 +84,10 @@ async function samples(page) {
     const text = await page.$eval("#sample-text", (e) => e.textContent);
     assert.strictEqual(text, want.labels["gpt.sample"], `seed ${seed}: the sampled word`);
     assert(text.startsWith("em"), `seed ${seed}: the sample continues the word, got ${text}`);
+    // Each drawn probability beside its letter: the letters added, then the end (unless the context filled).
+    const letters = await page.$$eval("#gpt-sample .drawn .char", (e) => e.map((c) => c.textContent));
+    const added = [...text.slice(2)], drawnCount = want.numbers["gpt.sample_p"][0].length;
+    assert.deepStrictEqual(letters, drawnCount > added.length ? added.concat(["end"]) : added, `seed ${seed}: the drawn letters`);
     console.log(`ok sample seed ${seed}: "${text}", as the native build draws it`);
   }
   await (await page.$("#gpt")).screenshot({ path: path.join(shots, "model.png") });

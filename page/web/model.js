@@ -28,16 +28,32 @@ const Model = (() => {
     return card;
   }
 
-  // The next-character distribution as bars, the probability beside each.
+  // The next-character distribution as bars, most likely first, the
+  // probability beside each (ties keep the vocabulary's order).
   function distribution(report) {
     const p = report.numbers["gpt.next"][0], chars = report.labels["gpt.vocab"];
     const box = Draw.el("div", { class: "bars" });
-    p.forEach((v, j) => {
+    const ranked = p.map((v, j) => j).sort((a, b) => p[b] - p[a] || a - b);
+    for (const j of ranked) {
       const bar = Draw.el("div", { class: "bar" });
       bar.appendChild(Draw.el("span", { class: "char" }, j === 0 ? "end" : chars[j]));
-      bar.appendChild(Draw.el("span", { class: "fill", style: `width: ${(100 * v).toFixed(2)}%` }));
-      bar.appendChild(Draw.num("gpt.next", 0, j, v));
+      bar.appendChild(Draw.el("span", { class: "fill", style: `width: ${(100 * p[j]).toFixed(2)}%` }));
+      bar.appendChild(Draw.num("gpt.next", 0, j, p[j]));
       box.appendChild(bar);
+    }
+    return box;
+  }
+
+  // Each drawn character beside the probability it was drawn with; the last
+  // draw is the end of the word unless the context filled first.
+  function drawn(report, word) {
+    const p = report.numbers["gpt.sample_p"][0], added = [...report.labels["gpt.sample"]].slice([...word].length);
+    const box = Draw.el("div", { class: "drawn" });
+    p.forEach((v, k) => {
+      const pair = Draw.el("span", { class: "pair" });
+      pair.appendChild(Draw.el("span", { class: "char" }, k < added.length ? added[k] : "end"));
+      pair.appendChild(Draw.num("gpt.sample_p", 0, k, v));
+      box.appendChild(pair);
     });
     return box;
   }
@@ -56,7 +72,7 @@ const Model = (() => {
         $("gpt-sample").appendChild(Draw.el("p", {}, `seed ${sampleSeed}: `));
         $("gpt-sample").firstChild.appendChild(Draw.el("b", { id: "sample-text" }, report.labels["gpt.sample"]));
         $("gpt-sample").appendChild(Draw.el("span", { class: "label" }, report.labels["gpt.sample_p"]));
-        $("gpt-sample").appendChild(Draw.matrix("gpt.sample_p", report.numbers["gpt.sample_p"]));
+        $("gpt-sample").appendChild(drawn(report, $("word").value));
       }
     }
     document.body.dataset.modelDraws = Number(document.body.dataset.modelDraws || 0) + 1;
