@@ -210,9 +210,12 @@ std::string run_to_end(const std::string& hash) {
     Session s(parse_settings(hash));
     const double initial = s.train_evaluation().loss;
     while (!s.done()) s.advance(1000);
-    const ag::Evaluation end = s.train_evaluation();
+    const ag::Evaluation end = s.train_evaluation(), val = s.validation_evaluation();
+    std::string grads = "[";
+    for (const LayerStats& l : s.layer_stats()) grads += (grads.size() > 1 ? "," : "") + explorer::number(l.grad_norm);
     explorer::Object o;
-    o.num("initial", initial).num("final", s.diverged().empty() ? end.loss : std::numeric_limits<double>::quiet_NaN()).num("steps", static_cast<double>(s.step()));
+    o.num("initial", initial).num("final", s.diverged().empty() ? end.loss : std::numeric_limits<double>::quiet_NaN());
+    o.num("val_accuracy", val.accuracy).num("steps", static_cast<double>(s.step())).raw("grad_norms", grads + "]");
     return o.text("diverged", s.diverged()).str();
   } catch (const ag::Error& e) {
     return error_json(ag::one_line(e.what()));

@@ -61,7 +61,8 @@ std::string start(const std::string& hash);
 std::string advance(long long steps);
 std::string settings();
 
-// A run trained to its end (an experiment's): {"initial": loss, "final": loss, "diverged": "..."}.
+// A run trained to its end (an experiment's): {"initial": train loss, "final": train loss (null
+// when it diverged), "val_accuracy", "steps", "grad_norms": per layer, "diverged": "..."}.
 std::string run_to_end(const std::string& hash);
 
 }  // namespace playground
