@@ -10,8 +10,9 @@
   let engine = null, schema = [], points = null, report = null, curve = [];
   let running = false, perSlice = 5, busy = false;
 
+  // An engine call: no argument, a number (passed as it is) or a text (copied into the module's memory).
   function call(name, text) {
-    if (text === undefined) return JSON.parse(engine.UTF8ToString(engine["_" + name]()));
+    if (typeof text !== "string") return JSON.parse(engine.UTF8ToString(engine["_" + name](text)));
     const size = engine.lengthBytesUTF8(text) + 1, at = engine._malloc(size);
     try {
       engine.stringToUTF8(text, at, size);
@@ -110,7 +111,7 @@
   function slice() {
     if (!running) return;
     const t0 = performance.now();
-    const r = call("playground_advance", String(perSlice));
+    const r = call("playground_advance", perSlice);
     const ms = performance.now() - t0;
     if (r.error) { showMessage(r.error); running = false; setState("error"); return; }
     perSlice = ms < 10 ? Math.min(perSlice * 2, 400) : ms > 30 ? Math.max(1, Math.floor(perSlice / 2)) : perSlice;
@@ -129,7 +130,7 @@
     if (!report || report.done) return;
     running = false;
     setState("paused");
-    const r = call("playground_advance", "1");
+    const r = call("playground_advance", 1);
     if (r.error) { showMessage(r.error); setState("error"); return; }
     accept(r);
   }
