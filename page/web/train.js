@@ -70,7 +70,7 @@
 
   function setState(state) {
     body.dataset.state = state;
-    $("play").textContent = state === "running" ? "⏸ pause" : "▶ play";
+    $("play").textContent = state === "running" ? "pause" : "play";
     const stopped = state === "error" || state === "diverged" || state === "done";
     $("play").disabled = stopped;
     $("step").disabled = stopped;
