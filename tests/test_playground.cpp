@@ -92,6 +92,13 @@ BOOST_AUTO_TEST_CASE(the_default_run_learns_moons) {
     BOOST_TEST(l.update_ratio > 0, l.name);
     BOOST_TEST(l.update_ratio < 1, l.name);
   }
+  // One step's tape: the fused LayerNorm is one node where the composed one is eight.
+  playground::Session ln(playground::parse_settings("norm=layernorm"));
+  const std::string tape = ln.tape_json();
+  std::smatch m;
+  BOOST_REQUIRE(std::regex_search(tape, m, std::regex(R"(\{"composed":\{"nodes":(\d+),"saved_bytes":\d+\},"fused":\{"nodes":(\d+),)")));
+  BOOST_TEST(std::stoi(m[1]) - std::stoi(m[2]) == 2 * 7, tape);  // 2 hidden layers
+  BOOST_TEST(playground::start("").find("\"step\":0,") != std::string::npos);
   const arma::mat p = s.boundary();
   BOOST_TEST(p.n_elem == static_cast<arma::uword>(playground::kGrid * playground::kGrid));
   BOOST_TEST(p.min() < 0.1);

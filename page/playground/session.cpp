@@ -54,10 +54,10 @@ std::string points(const ag::Dataset& d) {
 Session::Session(const Settings& settings) : settings_(settings) {
   const ag::RunConfig& c = settings_.config;
   try {
-    const ag::Dataset data = ag::make_generated(c.dataset, c.seed, c.generated);
-    task_ = std::make_unique<ag::TableTask>(c, data);
+    data_ = ag::make_generated(c.dataset, c.seed, c.generated);
+    task_ = std::make_unique<ag::TableTask>(c, data_);
     trainer_ = std::make_unique<ag::Trainer>(c, *task_);
-    const arma::rowvec lo = arma::min(data.x, 0), hi = arma::max(data.x, 0);
+    const arma::rowvec lo = arma::min(data_.x, 0), hi = arma::max(data_.x, 0);
     const double pad = 0.1 * std::max(hi(0) - lo(0), hi(1) - lo(1));
     extent_[0] = lo(0) - pad, extent_[1] = hi(0) + pad, extent_[2] = lo(1) - pad, extent_[3] = hi(1) + pad;
   } catch (const ag::Error& e) {
@@ -167,12 +167,33 @@ std::string Session::report_json() {
   return o.str();
 }
 
+// A fresh model of each implementation records one batch's forward and loss:
+// what the tape holds for backward differs, the weights do not matter.
+std::string Session::tape_json() const {
+  explorer::Object out;
+  for (ag::Impl impl : ag::impl_kinds()) {
+    if (settings_.config.norm == ag::Norm::BatchNorm && impl == ag::Impl::Fused) continue;
+    ag::RunConfig c = settings_.config;
+    c.impl = impl;
+    ag::TableTask task(c, data_);
+    const arma::uword rows = std::min<arma::uword>(static_cast<arma::uword>(c.batch_size), task.split.train.size());
+    ag::Tape tape;
+    double correct = 0;
+    task.loss(tape, arma::regspace<arma::uvec>(0, rows - 1), correct);
+    explorer::Object o;
+    o.num("nodes", static_cast<double>(tape.size())).num("saved_bytes", static_cast<double>(tape.saved_bytes()));
+    out.raw(ag::impl_name(impl), o.str());
+  }
+  return out.str();
+}
+
 std::string Session::points_json() const {
   explorer::Object o;
   o.raw("train", points(task_->split.train)).raw("validation", points(task_->split.validation));
   o.raw("extent", "[" + explorer::number(extent_[0]) + "," + explorer::number(extent_[1]) + "," +
                       explorer::number(extent_[2]) + "," + explorer::number(extent_[3]) + "]");
   o.text("model", task_->describe()).num("parameters", static_cast<double>(task_->model.parameter_count()));
+  o.raw("tape", tape_json());
   return o.str();
 }
 

@@ -41,12 +41,16 @@ class Session {
   ag::Evaluation train_evaluation();
   ag::Evaluation validation_evaluation();
   std::vector<LayerStats> layer_stats();
+  // One step's tape (forward and loss on a batch), composed and fused:
+  // {"composed": {"nodes", "saved_bytes"}, "fused": {...}} (batchnorm: composed only).
+  std::string tape_json() const;
   arma::mat boundary();  // kGrid x kGrid, row i: y from top to bottom
   const std::string& diverged() const { return diverged_; }
 
  private:
   std::string divergence_site();
   Settings settings_;
+  ag::Dataset data_;
   std::unique_ptr<ag::TableTask> task_;
   std::unique_ptr<ag::Trainer> trainer_;
   std::vector<arma::mat> before_;  // the weights before the last step

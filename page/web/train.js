@@ -92,6 +92,9 @@
     showMessage("");
     points = answer.points;
     $("model-text").textContent = `model: ${points.model} (${points.parameters} parameters; ${points.train.length} training, ${points.validation.length} validation points)`;
+    const kb = (t) => `${t.nodes} nodes, ${(t.saved_bytes / 1024).toFixed(1)} KB saved for backward`;
+    $("tape-text").textContent = "one step's tape (a batch's forward and loss): composed " + kb(points.tape.composed) +
+      (points.tape.fused ? "; fused " + kb(points.tape.fused) : " (batchnorm: composed only)");
     accept(answer.report);
     setState("paused");
     if (answer.report.target > 0) play();
