@@ -67,6 +67,8 @@ async function learns(browser) {
   const accuracy = parseFloat(shown.accuracy);
   assert.ok(/^\d+\.\d\d%$/.test(shown.accuracy) && accuracy >= 90, `validation accuracy ${shown.accuracy}`);
   console.log(`default moons run: validation accuracy ${shown.accuracy} after 300 steps, train loss ${shown.loss}`);
+  const tape = await page.$eval("#tape-text", (e) => e.textContent);
+  assert.ok(/composed \d+ nodes, [\d.]+ KB saved for backward; fused \d+ nodes/.test(tape), tape);
   await page.close();
 }
 
