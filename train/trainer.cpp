@@ -179,6 +179,7 @@ bool Trainer::done() const { return loop_->done(); }
 void Trainer::step() { loop_->next_step(); }
 long long Trainer::steps() const { return loop_->steps_; }
 const std::vector<Metrics>& Trainer::history() const { return loop_->history_; }
+void Trainer::finish() { loop_->finish(); }
 
 long long total_steps(const RunConfig& config, std::size_t train_size) {
   const std::size_t batch = static_cast<std::size_t>(std::max(1LL, config.batch_size));
@@ -194,7 +195,7 @@ long long last_x(const RunConfig& config, std::size_t train_size) {
 std::vector<Metrics> train(const RunConfig& config, TrainingTask& task, const TrainCallbacks& callbacks) {
   Trainer trainer(config, task, callbacks);
   while (!trainer.done()) trainer.step();
-  trainer.loop_->finish();
+  trainer.finish();
   return trainer.history();
 }
 

@@ -68,9 +68,10 @@ class Trainer {
   long long steps() const;
   const std::vector<Metrics>& history() const;
   const RunConfig& config() const { return config_; }
+  // The run is over: on_checkpoint with the trained task and the last evaluation.
+  void finish();
 
  private:
-  friend std::vector<Metrics> train(const RunConfig&, TrainingTask&, const TrainCallbacks&);
   class Loop;
   RunConfig config_;
   std::unique_ptr<Loop> loop_;
