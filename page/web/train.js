@@ -8,7 +8,7 @@
   const $ = (id) => document.getElementById(id);
   const body = document.body;
   let engine = null, schema = [], points = null, report = null, curve = [];
-  let running = false, perSlice = 5, busy = false;
+  let running = false, perSlice = 5, chain = 0;  // chain: the current run of slices; an older one stops
 
   // An engine call: no argument, a number (passed as it is) or a text (copied into the module's memory).
   function call(name, text) {
@@ -111,22 +111,23 @@
   }
 
   // A slice of steps sized to about 20 ms, so the page keeps answering between slices.
-  function slice() {
-    if (!running) return;
+  function slice(mine) {
+    if (!running || mine !== chain) return;
     const t0 = performance.now();
     const r = call("playground_advance", perSlice);
     const ms = performance.now() - t0;
     if (r.error) { showMessage(r.error); running = false; setState("error"); return; }
     perSlice = ms < 10 ? Math.min(perSlice * 2, 400) : ms > 30 ? Math.max(1, Math.floor(perSlice / 2)) : perSlice;
     accept(r);
-    if (running) setTimeout(slice, 0);
+    if (running) setTimeout(() => slice(mine), 0);
   }
 
   function play() {
     if (!report || report.done) return;
     running = !running;
     setState(running ? "running" : "paused");
-    if (running) setTimeout(slice, 0);
+    const mine = ++chain;
+    if (running) setTimeout(() => slice(mine), 0);
   }
 
   function oneStep() {
