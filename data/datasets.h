@@ -36,6 +36,9 @@ Dataset make_moons(arma::uword n, double noise, Rng& rng);
 Dataset make_circles(arma::uword n, double noise, double factor, Rng& rng);
 // `arms` spiral arms, one class each, n_per_arm points each, angle noise `noise` (CS231n's spirals).
 Dataset make_spirals(arma::uword n_per_arm, arma::uword arms, double noise, Rng& rng);
+// Two interleaved arms (TensorFlow Playground's spiral): radius s from 0 to 1, angle 3.5 pi s
+// (plus pi for class 1), Gaussian noise sd `noise` on each coordinate.
+Dataset make_two_spirals(arma::uword n, double noise, Rng& rng);
 // Points in [-1, 1]^2, class 1 where x0 x1 > 0 (the quadrants of XOR), then jittered by `noise`.
 Dataset make_xor(arma::uword n, double noise, Rng& rng);
 // Regression: x uniform in [-3, 3], y = sin(x) + noise.

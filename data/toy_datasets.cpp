@@ -96,6 +96,22 @@ Dataset make_sine(arma::uword n, double noise, Rng& rng) {
   return d;
 }
 
+Dataset make_two_spirals(arma::uword n, double noise, Rng& rng) {
+  check_size("make_two_spirals", n);
+  Dataset d = empty_dataset("spiral", n, 2, Task::Classification, 2);
+  const arma::uword half = n / 2;
+  for (arma::uword i = 0; i < n; ++i) {
+    const bool second = i >= half;
+    const arma::uword k = second ? i - half : i, count = second ? n - half : half;
+    const double s = count > 1 ? static_cast<double>(k) / static_cast<double>(count - 1) : 0.0;
+    const double t = 3.5 * M_PI * s + (second ? M_PI : 0.0);  // 1.75 turns; the second arm half a turn on
+    d.x(i, 0) = s * std::cos(t) + noise * rng.normal();
+    d.x(i, 1) = s * std::sin(t) + noise * rng.normal();
+    d.y(i) = second ? 1.0 : 0.0;
+  }
+  return d;
+}
+
 Dataset make_blobs(arma::uword n, double noise, Rng& rng) {
   check_size("make_blobs", n);
   Dataset d = empty_dataset("blobs", n, 2, Task::Classification, 2);
@@ -125,7 +141,7 @@ const std::vector<Generator>& generators() {
       {"moons", 1000, 0.15, [](arma::uword n, double s, Rng& r) { return make_moons(n, s, r); }},
       {"circles", 1000, 0.08, [](arma::uword n, double s, Rng& r) { return make_circles(n, s, 0.5, r); }},
       {"spirals", 900, 0.2, [](arma::uword n, double s, Rng& r) { return make_spirals(n / 3, 3, s, r); }},
-      {"spiral", 1000, 0.2, [](arma::uword n, double s, Rng& r) { return make_spirals(n / 2, 2, s, r); }},
+      {"spiral", 1000, 0.05, [](arma::uword n, double s, Rng& r) { return make_two_spirals(n, s, r); }},
       {"xor", 1000, 0.05, [](arma::uword n, double s, Rng& r) { return make_xor(n, s, r); }},
       {"blobs", 1000, 0.25, [](arma::uword n, double s, Rng& r) { return make_blobs(n, s, r); }},
       {"sine", 500, 0.1, [](arma::uword n, double s, Rng& r) { return make_sine(n, s, r); }},
