@@ -68,7 +68,7 @@ int eval_mlp(const ag::ModelDescription& run, const ag::Checkpoint& ckpt, const 
     throw UsageError("--dataset " + run.config.dataset + " is text: the model in " + o.model_path +
                      " is an MLP, scored on a table (a GPT checkpoint reads text)");
   }
-  const ag::Dataset data = ag::make_dataset(run.config.dataset, run.config.seed, run.config.label_column);
+  const ag::Dataset data = ag::make_dataset(run.config.dataset, run.config.seed, run.config.label_column, run.config.generated);
   check_fits(data, run, o.model_path);
   ag::Rng init_rng(0);  // the weights come from the file
   ag::Sequential model = ag::make_mlp(run.mlp, init_rng);

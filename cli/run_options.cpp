@@ -10,7 +10,7 @@ namespace cli {
 
 namespace {
 
-const std::vector<std::string> kMlpOnly = {"hidden", "activation", "label", "momentum"};
+const std::vector<std::string> kMlpOnly = {"hidden", "activation", "label", "momentum", "points", "noise", "init-scale", "steps"};
 const std::vector<std::string> kGptOnly = {"layers", "heads", "width", "context", "norm-placement", "dropout", "warmup"};
 
 // The help's defaults, read from the configs: " (default X)" when the models
@@ -44,7 +44,7 @@ void add_shared(po::options_description& options, RunOptions& run) {
   options.add_options()
       ("model", po::value<std::string>(), ("mlp (a table of numbers) or gpt (a character-level GPT on text)" +
                                            mlp_default([](const ag::RunConfig& d) { return ag::model_name(d.model); })).c_str())
-      ("dataset", po::value(&c.dataset), ("mlp: moons, circles, spirals, xor, sine, digits or FILE.csv; gpt: words or FILE.txt" +
+      ("dataset", po::value(&c.dataset), ("mlp: moons, circles, spirals, spiral, xor, blobs, sine, digits or FILE.csv; gpt: words or FILE.txt" +
                                           shared_default([](const ag::RunConfig& d) { return d.dataset; })).c_str())
       ("optimizer", parsed([&c](const std::string& t) { c.optimizer = parse_kind([](const std::string& s) { return ag::parse_optimizer(s, option_name); }, t); }),
        ("sgd, adam or adamw (gpt: adam or adamw)" + shared_default([](const ag::RunConfig& d) { return ag::optimizer_name(d.optimizer); })).c_str())
@@ -70,7 +70,7 @@ void add_shared(po::options_description& options, RunOptions& run) {
 
 void add_norm_options(po::options_description& options, RunOptions& run, bool lists) {
   ag::RunConfig& c = run.config;
-  const std::string norm_help = "none, layernorm or rmsnorm (mlp: after each hidden Linear; gpt: layernorm or rmsnorm)";
+  const std::string norm_help = "none, layernorm, rmsnorm or batchnorm (mlp: after each hidden Linear; gpt: layernorm or rmsnorm)";
   const std::string impl_help = "composed or fused norm implementation (gpt: also the softmax and the GELU)";
   const std::string placement_help = "gpt: pre (GPT-2), post (after the residual) or none";
   const std::string gpt_norm = ag::norm_name(ag::gpt_config().norm), gpt_placement = ag::placement_name(ag::gpt_config().placement);
@@ -99,6 +99,14 @@ void add_model_options(po::options_description& options, RunOptions& run) {
        ("mlp: hidden layer sizes, comma-separated (\"\" for none)" + mlp_default(hidden_text)).c_str())
       ("activation", parsed([&c](const std::string& t) { c.activation = parse_kind(ag::parse_activation, t); }),
        ("mlp: relu, tanh or gelu" + mlp_default([](const ag::RunConfig& d) { return ag::activation_name(d.activation); })).c_str())
+      ("points", po::value<long long>()->notifier([&c](long long n) { c.generated.points = n; }),
+       "mlp, a generated dataset: the number of points (default: the dataset's own, moons 1000)")
+      ("noise", po::value<double>()->notifier([&c](double s) { c.generated.noise = s; }),
+       "mlp, a generated dataset: the noise (default: the dataset's own, moons 0.15)")
+      ("init-scale", po::value(&c.init_scale), ("mlp: multiplies the initial weights" +
+                                                mlp_default([](const ag::RunConfig& d) { return ag::format_number(d.init_scale); })).c_str())
+      ("steps", po::value(&c.steps), ("mlp: stop after this many steps, whatever --epochs says (0: the epochs decide)" +
+                                      mlp_default(count(&ag::RunConfig::steps))).c_str())
       ("momentum", po::value(&c.momentum), ("mlp, sgd: momentum" + mlp_default([](const ag::RunConfig& d) { return ag::format_number(d.momentum); })).c_str())
       ("layers", po::value(&c.layers), ("gpt: transformer blocks" + gpt_default(count(&ag::RunConfig::layers))).c_str())
       ("heads", po::value(&c.heads), ("gpt: attention heads per block" + gpt_default(count(&ag::RunConfig::heads))).c_str())

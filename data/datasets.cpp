@@ -8,7 +8,6 @@
 #include "autograd/format.h"
 #include "autograd/tape.h"
 #include "data/csv.h"
-#include "data/digits.h"
 
 namespace ag {
 
@@ -71,28 +70,6 @@ Dataset load_csv_dataset(const std::string& path, const std::string& label_colum
   d.task = integer_labels ? Task::Classification : Task::Regression;
   d.classes = integer_labels ? static_cast<arma::uword>(d.y.max()) + 1 : 0;
   return d;
-}
-
-const std::vector<std::string>& dataset_names() {
-  static const std::vector<std::string> names = {"moons", "circles", "spirals", "xor", "sine", "digits"};
-  return names;
-}
-
-Dataset make_dataset(const std::string& name, std::uint64_t seed, const std::string& label_column) {
-  const bool csv = name.size() > 4 && name.compare(name.size() - 4, 4, ".csv") == 0;
-  if (!csv && !label_column.empty()) {
-    throw DataError("a label column ('" + label_column + "') applies only to a FILE.csv dataset, not '" + name + "'");
-  }
-  Rng rng(derive_seed(seed, 1));
-  if (name == "moons") return make_moons(1000, 0.15, rng);
-  if (name == "circles") return make_circles(1000, 0.08, 0.5, rng);
-  if (name == "spirals") return make_spirals(300, 3, 0.2, rng);
-  if (name == "xor") return make_xor(1000, 0.05, rng);
-  if (name == "sine") return make_sine(500, 0.1, rng);
-  if (name == "digits") return load_digits();
-  if (csv) return load_csv_dataset(name, label_column);
-  throw DataError("unknown dataset '" + name +
-                  "' (expected moons, circles, spirals, xor, sine, digits or a FILE.csv)");
 }
 
 Dataset subset(const Dataset& data, const arma::uvec& rows) {

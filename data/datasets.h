@@ -7,6 +7,7 @@
 #include <armadillo>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,15 @@ Dataset make_moons(arma::uword n, double noise, Rng& rng);
 Dataset make_circles(arma::uword n, double noise, double factor, Rng& rng);
 // `arms` spiral arms, one class each, n_per_arm points each, angle noise `noise` (CS231n's spirals).
 Dataset make_spirals(arma::uword n_per_arm, arma::uword arms, double noise, Rng& rng);
+// Two interleaved arms (TensorFlow Playground's spiral): radius s from 0 to 1, angle 3.5 pi s
+// (plus pi for class 1), Gaussian noise sd `noise` on each coordinate.
+Dataset make_two_spirals(arma::uword n, double noise, Rng& rng);
 // Points in [-1, 1]^2, class 1 where x0 x1 > 0 (the quadrants of XOR), then jittered by `noise`.
 Dataset make_xor(arma::uword n, double noise, Rng& rng);
 // Regression: x uniform in [-3, 3], y = sin(x) + noise.
 Dataset make_sine(arma::uword n, double noise, Rng& rng);
+// Two Gaussian clouds around (-1, -1) (class 0) and (1, 1) (class 1), sd 0.25 + noise.
+Dataset make_blobs(arma::uword n, double noise, Rng& rng);
 
 // A CSV file with a header row. The label column is named by its header,
 // by its 1-based number, or (empty) is the last column; every other column is
@@ -49,9 +55,27 @@ constexpr arma::uword kMaxClasses = 1000;
 Dataset load_csv_dataset(const std::string& path, const std::string& label_column = "");
 
 // Dataset names the command line accepts ("moons", ..., "digits"); anything
-// ending in .csv is a file. Generated sets use their default sizes and noise.
+// ending in .csv is a file (data/named_datasets.cpp).
 const std::vector<std::string>& dataset_names();
-Dataset make_dataset(const std::string& name_or_csv, std::uint64_t seed, const std::string& label_column = "");
+// The generated sets ("moons", ... "sine"): their points come from Rng stream 1
+// of the seed alone, so every platform draws the same points (to the last bit
+// where the platforms' sin, cos and log agree, which they do to 1 ulp).
+const std::vector<std::string>& generated_dataset_names();
+bool is_generated_dataset(const std::string& name);
+
+// A generated set's sample count and noise; unset, the set's own (moons: 1000 points, noise 0.15).
+struct GeneratedSize {
+  std::optional<long long> points;
+  std::optional<double> noise;
+};
+constexpr long long kMaxGeneratedPoints = 100000;
+constexpr double kMaxNoise = 10;
+
+// A generated set by name. Throws DataError for another name or a size out of range.
+Dataset make_generated(const std::string& name, std::uint64_t seed, const GeneratedSize& size = {});
+// Any set by name. Throws DataError for an unknown name, or a size for a set that is not generated or out of range.
+Dataset make_dataset(const std::string& name_or_csv, std::uint64_t seed, const std::string& label_column = "",
+                     const GeneratedSize& size = {});
 
 Dataset subset(const Dataset& data, const arma::uvec& rows);
 

@@ -7,16 +7,16 @@
 namespace ag {
 
 namespace {
-arma::mat init_weight(arma::uword in, arma::uword out, Rng& rng, Init init) {
-  const double bound = init == Init::Kaiming ? std::sqrt(6.0 / static_cast<double>(in))
-                                             : std::sqrt(6.0 / static_cast<double>(in + out));
+arma::mat init_weight(arma::uword in, arma::uword out, Rng& rng, Init init, double scale) {
+  const double bound = scale * (init == Init::Kaiming ? std::sqrt(6.0 / static_cast<double>(in))
+                                                      : std::sqrt(6.0 / static_cast<double>(in + out)));
   return rng.uniform(in, out, -bound, bound);
 }
 }  // namespace
 
 Linear::Linear(const std::string& name, arma::uword in_features, arma::uword out_features, Rng& rng,
-               Init init)
-    : weight(name + ".weight", init_weight(in_features, out_features, rng, init)),
+               Init init, double scale)
+    : weight(name + ".weight", init_weight(in_features, out_features, rng, init, scale)),
       bias(name + ".bias", arma::mat(1, out_features, arma::fill::zeros)),
       name_(name) {
   if (in_features == 0 || out_features == 0) {

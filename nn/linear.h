@@ -19,8 +19,9 @@ enum class Init {
 class Linear : public Module {
  public:
   // weight: drawn from rng by `init`; bias: zeros. Parameters "<name>.weight", "<name>.bias".
+  // `scale` multiplies the drawn weights (the "initialisation scale" of a lesson's experiment).
   Linear(const std::string& name, arma::uword in_features, arma::uword out_features, Rng& rng,
-         Init init = Init::Kaiming);
+         Init init = Init::Kaiming, double scale = 1.0);
 
   Var forward(Var x) override;
   std::vector<Parameter*> parameters() override { return {&weight, &bias}; }

@@ -22,7 +22,7 @@ Sequential make_mlp(const MlpSpec& spec, Rng& rng) {
   for (std::size_t i = 0; i < n_linear; ++i) {
     const std::string k = std::to_string(i + 1);
     const arma::uword out = spec.sizes[i + 1];
-    net.add(std::make_unique<Linear>("fc" + k, spec.sizes[i], out, rng, spec.init));
+    net.add(std::make_unique<Linear>("fc" + k, spec.sizes[i], out, rng, spec.init, spec.init_scale));
     if (i + 1 == n_linear) break;  // the output layer: no norm, no activation
     if (spec.norm != Norm::None) net.add(make_norm("norm" + k, spec.norm, out, spec.impl));
     net.add(make_activation(spec.activation));

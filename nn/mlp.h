@@ -22,6 +22,7 @@ struct MlpSpec {
   Impl impl = Impl::Composed;
   Activation activation = Activation::ReLU;
   Init init = Init::Kaiming;
+  double init_scale = 1.0;  // multiplies every Linear's drawn weights
 };
 
 // Draws the Linear weights from rng in layer order. Norms draw nothing, so

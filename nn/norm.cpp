@@ -9,7 +9,7 @@
 namespace ag {
 
 const std::vector<Norm>& norm_kinds() {
-  static const std::vector<Norm> kinds{Norm::None, Norm::LayerNorm, Norm::RMSNorm};
+  static const std::vector<Norm> kinds{Norm::None, Norm::LayerNorm, Norm::RMSNorm, Norm::BatchNorm};
   return kinds;
 }
 
@@ -19,7 +19,13 @@ const std::vector<Impl>& impl_kinds() {
 }
 
 const char* norm_name(Norm n) {
-  return n == Norm::LayerNorm ? "layernorm" : n == Norm::RMSNorm ? "rmsnorm" : "none";
+  switch (n) {
+    case Norm::LayerNorm: return "layernorm";
+    case Norm::RMSNorm: return "rmsnorm";
+    case Norm::BatchNorm: return "batchnorm";
+    case Norm::None: break;
+  }
+  return "none";
 }
 
 const char* impl_name(Impl impl) { return impl == Impl::Composed ? "composed" : "fused"; }
@@ -28,7 +34,7 @@ Norm parse_norm(const std::string& name) {
   for (Norm n : norm_kinds()) {
     if (name == norm_name(n)) return n;
   }
-  throw Error("unknown norm '" + name + "' (expected none, layernorm or rmsnorm)");
+  throw Error("unknown norm '" + name + "' (expected none, layernorm, rmsnorm or batchnorm)");
 }
 
 Impl parse_impl(const std::string& name) {
@@ -41,6 +47,10 @@ Impl parse_impl(const std::string& name) {
 std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uword width, Impl impl) {
   if (norm == Norm::LayerNorm) return std::make_unique<LayerNorm>(name, width, impl);
   if (norm == Norm::RMSNorm) return std::make_unique<RMSNorm>(name, width, impl);
+  if (norm == Norm::BatchNorm) {
+    if (impl != Impl::Composed) throw Error("BatchNorm '" + name + "': has one implementation, composed (no fused kernel)");
+    return std::make_unique<BatchNorm>(name, width);
+  }
   return nullptr;
 }
 

@@ -17,8 +17,9 @@
 
 namespace ag {
 
-// The norm after each hidden Linear of an MLP, or in each transformer block.
-enum class Norm { None, LayerNorm, RMSNorm };
+// The norm after each hidden Linear of an MLP, or in each transformer block
+// (LayerNorm or RMSNorm only: a GPT's rows are tokens, not a batch's samples).
+enum class Norm { None, LayerNorm, RMSNorm, BatchNorm };
 
 enum class Impl {
   Composed,  // built from primitive ops; the tape derives the backward
@@ -26,16 +27,17 @@ enum class Impl {
 };
 
 // Every kind, in the order the names are listed in messages.
-const std::vector<Norm>& norm_kinds();  // None, LayerNorm, RMSNorm
+const std::vector<Norm>& norm_kinds();  // None, LayerNorm, RMSNorm, BatchNorm
 const std::vector<Impl>& impl_kinds();  // Composed, Fused
 
-const char* norm_name(Norm n);     // "none", "layernorm", "rmsnorm"
+const char* norm_name(Norm n);     // "none", "layernorm", "rmsnorm", "batchnorm"
 const char* impl_name(Impl impl);  // "composed", "fused"
 // The kind of a name above; throws Error naming the choices for anything else.
 Norm parse_norm(const std::string& name);
 Impl parse_impl(const std::string& name);
 
-// A LayerNorm or RMSNorm module named `name` over `width` features (nullptr for Norm::None).
+// A LayerNorm, RMSNorm or BatchNorm module named `name` over `width` features (nullptr for
+// Norm::None). BatchNorm has one implementation, composed: `impl` must say so.
 std::unique_ptr<Module> make_norm(const std::string& name, Norm norm, arma::uword width, Impl impl);
 
 // Per row: y = (x - mean) / sqrt(var + eps) * gamma + beta. gamma = 1, beta = 0 at the start.

@@ -69,9 +69,8 @@ function learningPath(course, lessons, exercises, lessonData) {
   const summaries = lessonSummaries();
   const steps = new Map();
   steps.set("live", { key: "live", href: "live/index.html", title: course.live.title, summary: escapeHtml(course.live.summary) });
-  if (course.explorer) {
-    steps.set("explorer", { key: "explorer", href: "live/explorer.html", title: course.explorer.title,
-                            summary: escapeHtml(course.explorer.summary) });
+  for (const key of ["explorer", "train"]) {  // the live pages beside index.html, each live/KEY.html
+    if (course[key]) steps.set(key, { key, href: `live/${key}.html`, title: course[key].title, summary: escapeHtml(course[key].summary) });
   }
   for (const name of lessons) {
     const data = lessonData.get(name);

@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(bad_options_exit_2_with_one_line_and_write_nothing) {
   expect_usage_error("train --hidden 64,x --out " + out, "--hidden '64,x'", out);
   expect_usage_error("train --hidden 64,,8 --out " + out, "--hidden", out);
   expect_usage_error("train --batch-size 0 --out " + out, "--batch-size", out);
-  expect_usage_error("train --norm batchnorm --out " + out, "unknown norm", out);
+  expect_usage_error("train --norm groupnorm --out " + out, "unknown norm", out);
   expect_usage_error("train --bogus 1 --out " + out, "bogus", out);
   // RunConfig::validate, its fields spelled as the options: one line, once.
   expect_usage_error("train --threads 300 --out " + out, "--threads must be from 1 to 256 (0: the machine's cores), got 300", out);

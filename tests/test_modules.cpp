@@ -132,6 +132,8 @@ BOOST_AUTO_TEST_CASE(names_parse_and_unknown_names_throw) {
   BOOST_TEST(ag::norm_name(ag::parse_norm("rmsnorm")) == std::string("rmsnorm"));
   BOOST_TEST(ag::impl_name(ag::parse_impl("fused")) == std::string("fused"));
   BOOST_TEST(ag::activation_name(ag::parse_activation("gelu")) == std::string("gelu"));
-  BOOST_CHECK_THROW(ag::parse_norm("batchnorm"), ag::Error);
+  BOOST_TEST(ag::norm_name(ag::parse_norm("batchnorm")) == std::string("batchnorm"));
+  BOOST_CHECK_THROW(ag::parse_norm("groupnorm"), ag::Error);
+  BOOST_CHECK_THROW(ag::make_norm("n", ag::Norm::BatchNorm, 3, ag::Impl::Fused), ag::Error);  // one implementation, composed
   BOOST_CHECK_THROW(ag::parse_impl("fast"), ag::Error);
 }

@@ -34,7 +34,7 @@ struct Run {
 };
 Run train(const ag::RunConfig& c) {
   Run r;
-  r.task = std::make_unique<ag::TableTask>(c, ag::make_dataset(c.dataset, c.seed, c.label_column));
+  r.task = std::make_unique<ag::TableTask>(c, ag::make_dataset(c.dataset, c.seed, c.label_column, c.generated));
   r.history = ag::train(c, *r.task);
   return r;
 }
@@ -146,4 +146,43 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_description_names_its_model_kind) {
   BOOST_TEST(d.config.dataset == "digits");
   BOOST_TEST(d.config.hidden == std::vector<arma::uword>{128});
   BOOST_CHECK_THROW(ag::read_description(ckpt, "x", ag::ModelKind::Gpt), ag::DataError);
+}
+
+// A run of `steps` stops there, mid-epoch, with its last evaluation at that step;
+// stepping a Trainer by hand (as the training page does, a slice at a time) is the same run.
+BOOST_AUTO_TEST_CASE(a_run_of_k_steps_stops_at_k_and_stepping_by_hand_is_the_same_run) {
+  ag::RunConfig c;
+  c.dataset = "moons";
+  c.generated = {200, 0.1};
+  c.hidden = {16, 16};
+  c.steps = 13;  // 160 training points in batches of 32: 5 a epoch, so step 13 is mid-epoch
+  const Run whole = train(c);
+  BOOST_TEST(whole.history.back().step == 13);
+  BOOST_TEST(whole.history.back().epoch == 2.6, boost::test_tools::tolerance(1e-12));
+  ag::TableTask task(c, ag::make_dataset(c.dataset, c.seed, "", c.generated));
+  ag::Trainer trainer(c, task);
+  for (int k = 0; k < 5; ++k) trainer.step();
+  BOOST_TEST(!trainer.done());
+  while (!trainer.done()) trainer.step();
+  BOOST_TEST(trainer.steps() == 13);
+  BOOST_REQUIRE(trainer.history().size() == whole.history.size());
+  BOOST_TEST(trainer.history().back().val_loss == whole.history.back().val_loss);  // bit for bit
+  BOOST_TEST(task.model.parameters()[0]->value()(0, 0) == whole.task->model.parameters()[0]->value()(0, 0));
+}
+
+// BatchNorm in the MLP: it learns, and evaluation (eval mode, running statistics)
+// leaves the running statistics as they were.
+BOOST_AUTO_TEST_CASE(an_mlp_with_batchnorm_learns_and_evaluating_changes_nothing) {
+  ag::RunConfig c;
+  c.dataset = "moons";
+  c.norm = ag::Norm::BatchNorm;
+  c.epochs = 5;
+  const Run r = train(c);
+  BOOST_TEST(r.history.back().val_accuracy > 0.95);
+  auto& bn = dynamic_cast<ag::BatchNorm&>(r.task->model.layer(1));
+  const arma::mat before = bn.running_mean;
+  ag::Tape tape;
+  ag::evaluate(r.task->model, r.task->split.validation, tape);
+  BOOST_TEST(arma::approx_equal(bn.running_mean, before, "absdiff", 0.0));
+  BOOST_TEST(r.task->model.training());
 }

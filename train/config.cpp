@@ -113,8 +113,25 @@ void check_gpt(const RunConfig& c, const Checker& check) {
   check.within("context", c.context, 1, 1024);
   check.within("warmup", c.warmup, 0, 1000000000);
   check.require(c.dropout >= 0 && c.dropout < 1, "dropout", "must be in [0, 1), got " + ag::format_number(c.dropout));
+  check.require(c.norm != Norm::BatchNorm, "norm", "batchnorm: a GPT's norm is layernorm or rmsnorm " + gpt);
   check.require(c.norm != Norm::None, "norm",
                 "none: a GPT's norm is layernorm or rmsnorm (for no norm: " + check.name("placement") + " none)");
+}
+
+void check_mlp(const RunConfig& c, const Checker& check) {
+  for (arma::uword h : c.hidden) check.require(h >= 1 && h <= 999999, "hidden", "sizes must be from 1 to 999999");
+  check.require(std::isfinite(c.init_scale) && c.init_scale > 0 && c.init_scale <= 1000, "init_scale",
+                "must be above 0 and at most 1000, got " + ag::format_number(c.init_scale));
+  check.within("steps", c.steps, 0, 1000000000);
+  check.require(c.norm != Norm::BatchNorm || c.impl == Impl::Composed, "impl",
+                "fused: batchnorm has one implementation, composed");
+  check.require(c.norm != Norm::BatchNorm || c.batch_size >= 2, "batch_size",
+                "must be at least 2 with batchnorm (a batch of one sample has no variance), got " + std::to_string(c.batch_size));
+  if (c.generated.points) check.within("points", *c.generated.points, 4, kMaxGeneratedPoints);
+  if (c.generated.noise) {
+    check.require(*c.generated.noise >= 0 && *c.generated.noise <= kMaxNoise, "noise",
+                  "must be from 0 to " + ag::format_number(kMaxNoise) + ", got " + ag::format_number(*c.generated.noise));
+  }
 }
 
 }  // namespace
@@ -127,7 +144,7 @@ void RunConfig::validate(const Spell& spell) const {
     check_gpt(*this, check);
     return;
   }
-  for (arma::uword h : hidden) check.require(h >= 1 && h <= 999999, "hidden", "sizes must be from 1 to 999999");
+  check_mlp(*this, check);
 }
 
 std::unique_ptr<Optimizer> make_optimizer(const RunConfig& c, std::vector<Parameter*> params, double lr) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "data/datasets.h"
 #include "nn/mlp.h"
 #include "nn/optim.h"
 #include "nn/schedule.h"
@@ -47,11 +48,13 @@ struct RunConfig {
   ModelKind model = ModelKind::Mlp;
   std::string dataset = "moons";  // mlp: a name from dataset_names() or FILE.csv; gpt: "words" or FILE.txt
   std::string label_column;       // mlp, CSV: name or 1-based number; empty = last
+  GeneratedSize generated;        // mlp, a generated dataset: points and noise; unset = the dataset's own
   Norm norm = Norm::None;         // gpt: LayerNorm or RMSNorm
   Impl impl = Impl::Composed;     // gpt: also the softmax and the GELU
   // The MLP's shape.
   std::vector<arma::uword> hidden{64, 64};
   Activation activation = Activation::ReLU;
+  double init_scale = 1.0;  // multiplies the initial weights (Kaiming's or Xavier's)
   // The GPT's shape.
   long long layers = 4, heads = 4, width = 64, context = 32;
   Placement placement = Placement::Pre;
@@ -67,6 +70,7 @@ struct RunConfig {
   long long warmup = 0;        // cosine: steps of linear warm-up
   double clip = 0.0;      // gradient-norm clipping; 0 = off
   long long epochs = 20;
+  long long steps = 0;    // mlp: stop after this many steps (the epochs then do not count); 0 = the epochs decide
   long long batch_size = 32;  // samples (gpt: lines) per step
   std::uint64_t seed = 0;
   double validation_fraction = 0.2;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "autograd/error.h"
+#include "autograd/format.h"
 #include "data/utf8.h"
 
 namespace ag {
@@ -172,6 +173,8 @@ void read_mlp(std::map<std::string, std::string>& f, ModelDescription& d) {
   d.config.impl = d.mlp.impl;
   d.config.activation = d.mlp.activation;
   d.config.label_column = f["label"];
+  if (f.count("points")) d.config.generated.points = static_cast<long long>(number_field(f, "points", 4, kMaxGeneratedPoints + 1));
+  if (f.count("noise")) d.config.generated.noise = number_field(f, "noise", 0, kMaxNoise + 1);
 }
 
 void read_gpt(std::map<std::string, std::string>& f, ModelDescription& d, const Checkpoint& ckpt) {
@@ -211,6 +214,9 @@ std::string describe_model(const RunConfig& config, const MlpSpec& spec) {
       << "\nactivation=" << activation_name(spec.activation) << "\ndataset=" << config.dataset
       << "\nlabel=" << config.label_column << "\nseed=" << config.seed
       << "\nvalidation_fraction=" << config.validation_fraction << "\n";
+  // A generated set's size and noise, when the run chose them: evaluation regenerates the same points.
+  if (config.generated.points) out << "points=" << *config.generated.points << "\n";
+  if (config.generated.noise) out << "noise=" << exact_number(*config.generated.noise) << "\n";
   return out.str();
 }
 
@@ -241,6 +247,10 @@ ModelDescription read_description(const Checkpoint& ckpt, const std::string& pat
     d.config.validation_fraction = number_field(f, "validation_fraction", 0, 1);
   } catch (const std::exception& e) {
     throw DataError(path + ": the checkpoint's model description is damaged (" + e.what() + ")");
+  }
+  if (d.kind == ModelKind::Mlp && d.mlp.norm == Norm::BatchNorm) {
+    throw DataError(path + ": an MLP with batchnorm: a checkpoint holds its weights but not the running statistics "
+                    "that evaluation normalises with, so it cannot be evaluated from one");
   }
   if (d.kind == ModelKind::Mlp) check_mlp_records(d, ckpt, path);
   return d;

@@ -17,12 +17,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMaxModelBytes = 4.0 * (1ULL << 30);  // 4 GiB: far above any model a lesson trains
 }  // namespace
 
-Dataset load_table(const RunConfig& config) {
-  Dataset data = make_dataset(config.dataset, config.seed, config.label_column);
-  if (data.size() < 2) throw DataError(config.dataset + ": needs at least 2 samples, has " + std::to_string(data.size()));
-  return data;
-}
-
 MlpSpec model_spec(const RunConfig& config, const Dataset& data) {
   MlpSpec spec;
   spec.sizes.push_back(data.features());
@@ -32,6 +26,7 @@ MlpSpec model_spec(const RunConfig& config, const Dataset& data) {
   spec.impl = config.impl;
   spec.activation = config.activation;
   spec.init = config.activation == Activation::Tanh ? Init::Xavier : Init::Kaiming;
+  spec.init_scale = config.init_scale;
   return spec;
 }
 
@@ -63,11 +58,16 @@ void check_model_size(const RunConfig& config, const Dataset& data) {
   throw DataError("the model " + shape + " " + line + ": use smaller hidden layer sizes (--hidden)");
 }
 
+// In eval mode: a BatchNorm then normalises with its running statistics and
+// leaves them as they were, so evaluating changes nothing that training reads.
 Evaluation evaluate(Sequential& model, const Dataset& data, Tape& tape) {
   if (data.size() == 0) return {kNaN, kNaN};
   tape.clear();
   NoGrad no_grad(tape);
+  const bool was_training = model.training();
+  model.eval();
   Var out = model(tape.constant(data.x, "x"));
+  model.train(was_training);
   if (data.task == Task::Regression) return {mse(out, data.y).value()(0), kNaN};
   const arma::uvec labels = data.labels();
   return {softmax_cross_entropy(out, labels).value()(0), accuracy(out.value(), labels)};
@@ -77,6 +77,11 @@ TableTask::TableTask(const RunConfig& config, const Dataset& data) : config(conf
   Rng split_rng(derive_seed(config.seed, 2));
   split = train_validation_split(data, config.validation_fraction, split_rng);
   if (split.train.size() == 0) throw DataError(config.dataset + ": no samples left to train on");
+  const std::size_t batch = static_cast<std::size_t>(config.batch_size);
+  if (config.norm == Norm::BatchNorm && batch < split.train.size() && split.train.size() % batch == 1) {
+    throw DataError("batchnorm needs 2 or more samples in every batch: " + std::to_string(split.train.size()) +
+                    " training samples in batches of " + std::to_string(batch) + " leave 1 in the last; choose another batch size");
+  }
   spec = model_spec(config, data);
   check_model_size(config, data);
   Rng init_rng(derive_seed(config.seed, 3));
@@ -101,9 +106,16 @@ std::string TableTask::describe() const {
   return line.substr(0, line.find_last_not_of(' ') + 1);
 }
 
-std::string TableTask::result_summary(const std::vector<Metrics>&) {
+// The last line is what the training page shows for the same settings: the
+// loss on the whole training set to 12 significant digits, so the two can be compared.
+std::string TableTask::result_summary(const std::vector<Metrics>& history) {
+  const Evaluation train = ag::evaluate(model, split.train, eval_tape_);
+  char line[160];
+  std::snprintf(line, sizeof line, "after step %lld: train loss %.12g (the whole training set), validation accuracy %.2f%%\n",
+                history.empty() ? 0LL : history.back().step, train.loss, 100 * (history.empty() ? kNaN : history.back().val_accuracy));
   return "model: " + describe() + "  (" + std::to_string(model.parameter_count()) + " parameters; " +
-         std::to_string(split.train.size()) + " train / " + std::to_string(split.validation.size()) + " validation samples)\n";
+         std::to_string(split.train.size()) + " train / " + std::to_string(split.validation.size()) + " validation samples)\n" +
+         line;
 }
 
 std::string TableTask::title() const {

@@ -3,6 +3,7 @@
 // mean squared error. The data is loaded by the caller and handed in.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "data/datasets.h"
@@ -33,7 +34,11 @@ class TableTask : public TrainingTask {
   TableTask(const RunConfig& config, const Dataset& data);
 
   std::size_t train_size() const override { return split.train.size(); }
-  std::size_t shard_size() const override { return 64; }  // rows: below that, threads cost more than they save
+  // Rows: below 64, threads cost more than they save. A BatchNorm's statistics
+  // are the whole batch's, so with one the batch is never cut.
+  std::size_t shard_size() const override {
+    return config.norm == Norm::BatchNorm ? std::max<std::size_t>(64, static_cast<std::size_t>(config.batch_size)) : 64;
+  }
   double weight(const arma::uvec& rows) const override { return static_cast<double>(rows.n_elem); }
   Var loss(Tape& tape, const arma::uvec& rows, double& correct) override;
   bool classifies() const override { return split.train.task == Task::Classification; }

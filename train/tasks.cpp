@@ -1,6 +1,14 @@
 #include "train/tasks.h"
 
+#include "autograd/error.h"
+
 namespace ag {
+
+Dataset load_table(const RunConfig& config) {
+  Dataset data = make_dataset(config.dataset, config.seed, config.label_column, config.generated);
+  if (data.size() < 2) throw DataError(config.dataset + ": needs at least 2 samples, has " + std::to_string(data.size()));
+  return data;
+}
 
 TaskData load_task_data(const RunConfig& config) {
   TaskData data;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "train/config.h"
@@ -47,6 +48,34 @@ long long total_steps(const RunConfig& config, std::size_t train_size);
 TimeAxis axis_of(const RunConfig& config);
 // The x of the last point: the epochs, or the steps when the axis is steps.
 long long last_x(const RunConfig& config, std::size_t train_size);
+
+// One run a step at a time: what train() loops over, and what a program that
+// trains in slices (the training page) keeps between its calls. It holds a copy
+// of the config and a reference to the task, which must outlive it.
+class Trainer {
+ public:
+  // Validates the config (ConfigError) and evaluates the untrained model (row 0's validation loss).
+  Trainer(const RunConfig& config, TrainingTask& task, TrainCallbacks callbacks = {});
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // The epochs are over, or config.steps steps were taken.
+  bool done() const;
+  // One optimizer step on the next batch, and an evaluation when one is due.
+  // Throws TrainingDiverged for a NaN/inf loss, before the weights change.
+  void step();
+  long long steps() const;
+  const std::vector<Metrics>& history() const;
+  const RunConfig& config() const { return config_; }
+  // The run is over: on_checkpoint with the trained task and the last evaluation.
+  void finish();
+
+ private:
+  class Loop;
+  RunConfig config_;
+  std::unique_ptr<Loop> loop_;
+};
 
 // Trains `task` as `config` says (config.validate() first); returns a row per evaluation.
 // Throws ConfigError for a bad config, TrainingDiverged for a NaN/inf loss.
