@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -122,6 +123,20 @@ BOOST_AUTO_TEST_CASE(both_exercises_are_found_and_read_as_written) {
   BOOST_TEST(att.spec.forward == "matmul");
   for (const kit::DrawnCase& c : kit::draw_cases(att, 1)) {
     BOOST_TEST(arma::approx_equal(c.y, c.inputs[0] * c.inputs[1], "absdiff", 1e-13));  // y = Q Kt
+  }
+}
+
+// docs/writing-exercises.md quotes these files whole: a change to one that the guide misses fails here.
+BOOST_AUTO_TEST_CASE(the_guide_quotes_the_files_as_they_are) {
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(AUTOGRAD_SOURCE_DIR "/" + path);
+    BOOST_TEST_REQUIRE(in.good(), path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string guide = slurp("docs/writing-exercises.md");
+  for (const char* file : {"assignments/gelu/exercise.spec", "assignments/gelu/adapter.cpp",
+                           "assignments/attention_scores/exercise.spec", "assignments/attention_scores/adapter.cpp"}) {
+    BOOST_TEST(guide.find("\n" + slurp(file) + "```\n") != std::string::npos, "docs/writing-exercises.md does not quote " << file);
   }
 }
 
