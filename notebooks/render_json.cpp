@@ -3,36 +3,18 @@
 #include <cstdio>
 #include <sstream>
 
+#include "autograd/text.h"
 #include "notebooks/render.h"
 
 namespace render {
 
 namespace {
 
-// A JSON string: quotes, backslashes and control characters escaped; UTF-8 passes through.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char code[8];
-      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned char>(c));
-      out += code;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 void write_output(std::ostringstream& json, const CellOutput& out) {
   if (out.is_image) {
-    json << "{\"image\": " << quoted(out.text) << ", \"alt\": " << quoted(out.alt) << "}";
+    json << "{\"image\": " << ag::json_string(out.text) << ", \"alt\": " << ag::json_string(out.alt) << "}";
   } else {
-    json << "{\"text\": " << quoted(out.text) << "}";
+    json << "{\"text\": " << ag::json_string(out.text) << "}";
   }
 }
 
@@ -40,15 +22,15 @@ void write_output(std::ostringstream& json, const CellOutput& out) {
 
 std::string to_json(const std::vector<NotebookCell>& cells, const std::string& lesson) {
   std::ostringstream json;
-  json << "{\"lesson\": " << quoted(lesson) << ",\n \"failed_checks\": [";
+  json << "{\"lesson\": " << ag::json_string(lesson) << ",\n \"failed_checks\": [";
   const std::vector<std::string> failed = failed_checks(cells);
-  for (std::size_t i = 0; i < failed.size(); ++i) json << (i ? ", " : "") << quoted(failed[i]);
+  for (std::size_t i = 0; i < failed.size(); ++i) json << (i ? ", " : "") << ag::json_string(failed[i]);
   json << "],\n \"cells\": [\n";
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const NotebookCell& cell = cells[i];
     json << (i ? ",\n" : "") << "  {\"kind\": " << (cell.markdown ? "\"markdown\"" : "\"code\"")
          << ", \"first_line\": " << cell.first_line << ", \"last_line\": " << cell.last_line
-         << ", \"text\": " << quoted(cell.text) << ", \"output\": [";
+         << ", \"text\": " << ag::json_string(cell.text) << ", \"output\": [";
     for (std::size_t k = 0; k < cell.output.size(); ++k) {
       json << (k ? ", " : "");
       write_output(json, cell.output[k]);

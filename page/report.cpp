@@ -4,26 +4,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include "autograd/text.h"
+
 namespace page {
 
 namespace {
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
 
 std::string number(double v) {
   char buf[32];
@@ -46,7 +31,7 @@ std::string object(const Map& map, Write write) {
   std::string out = "{";
   bool first = true;
   for (const auto& [key, value] : map) {
-    out += (first ? "" : ",") + quoted(key) + ":" + write(value);
+    out += (first ? "" : ",") + ag::json_string(key) + ":" + write(value);
     first = false;
   }
   return out + "}";
@@ -65,13 +50,13 @@ void Report::put(const std::string& key, double value, const std::string& label)
 }
 
 std::string Report::json() const {
-  std::string out = "{\"error\":" + quoted(error);
+  std::string out = "{\"error\":" + ag::json_string(error);
   out += ",\"numbers\":" + object(numbers, matrix);
   out += ",\"labels\":" + object(labels, quoted);
   out += ",\"errors\":" + object(errors, quoted);
   out += ",\"tape\":[";
   for (std::size_t k = 0; k < tape.size(); ++k) {
-    out += (k ? ",{" : "{") + std::string("\"key\":") + quoted(tape[k].key) + ",\"op\":" + quoted(tape[k].op) +
+    out += (k ? ",{" : "{") + std::string("\"key\":") + ag::json_string(tape[k].key) + ",\"op\":" + ag::json_string(tape[k].op) +
            ",\"inputs\":[";
     for (std::size_t i = 0; i < tape[k].inputs.size(); ++i) out += (i ? "," : "") + std::to_string(tape[k].inputs[i]);
     out += "]}";

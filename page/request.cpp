@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "autograd/text.h"
 #include "data/csv.h"
 
 namespace page {
@@ -76,28 +77,12 @@ arma::mat parse_per_feature(const std::map<std::string, std::string>& fields, co
   return v;
 }
 
-// The number of single-character edits from a to b (Levenshtein), for "did you mean".
-std::size_t edits(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 [[noreturn]] void unknown_field(const std::string& key) {
   std::string known, nearest;
   std::size_t best = 3;  // suggest a name at most 2 edits away
   for (const char* field : kFields) {
     known += (known.empty() ? "" : ", ") + std::string(field);
-    const std::size_t d = edits(key, field);
+    const std::size_t d = ag::edit_distance(key, field);
     if (d < best) best = d, nearest = field;
   }
   const std::string shown = key.size() > 40 ? key.substr(0, 40) + "..." : key;

@@ -5,6 +5,7 @@
 
 #include "assignments/grading/platforms.h"
 #include "autograd/format.h"
+#include "autograd/text.h"
 
 namespace grading {
 
@@ -21,28 +22,6 @@ bool format_named(const std::string& name, Format& format) {
     }
   }
   return false;
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(u));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 void write_text_report(std::ostream& os, const Graded& g) {
@@ -74,23 +53,23 @@ std::string json_object_of(const RunContext& run, const Graded& g) {
   const Outcome& o = g.outcome;
   const kit::GradeReport& r = o.report;
   std::ostringstream js;
-  js << "{\"file\": " << json_string(ag::printable(g.file)) << ", \"exercise\": " << json_string(run.exercise)
-     << ", \"title\": " << json_string(r.title) << ",\n \"status\": " << json_string(o.status)
-     << ", \"reason\": " << json_string(o.reason) << ", \"score\": " << r.score() << ", \"max_score\": " << r.max_score()
-     << ", \"percent\": " << r.percent() << ", \"seed\": " << r.seed << ", \"sandbox\": " << json_string(run.sandbox)
-     << ", \"seconds\": " << json_number(o.seconds) << ",\n \"compiler_output\": " << json_string(o.compiler_output)
-     << ",\n \"program_output\": " << json_string(o.program_output) << ", \"limit_hit\": " << json_string(o.limit_hit)
-     << ", \"failure\": " << json_string(r.failure) << ",\n \"checks\": [";
+  js << "{\"file\": " << ag::json_string(ag::printable(g.file)) << ", \"exercise\": " << ag::json_string(run.exercise)
+     << ", \"title\": " << ag::json_string(r.title) << ",\n \"status\": " << ag::json_string(o.status)
+     << ", \"reason\": " << ag::json_string(o.reason) << ", \"score\": " << r.score() << ", \"max_score\": " << r.max_score()
+     << ", \"percent\": " << r.percent() << ", \"seed\": " << r.seed << ", \"sandbox\": " << ag::json_string(run.sandbox)
+     << ", \"seconds\": " << json_number(o.seconds) << ",\n \"compiler_output\": " << ag::json_string(o.compiler_output)
+     << ",\n \"program_output\": " << ag::json_string(o.program_output) << ", \"limit_hit\": " << ag::json_string(o.limit_hit)
+     << ", \"failure\": " << ag::json_string(r.failure) << ",\n \"checks\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const kit::GradeRow& row = r.rows[i];
-    js << (i ? ",\n  " : "\n  ") << "{\"name\": " << json_string(row.check) << ", \"gradient\": "
-       << json_string(row.gradient) << ", \"result\": " << json_string(row.result) << ", \"points\": " << row.points
+    js << (i ? ",\n  " : "\n  ") << "{\"name\": " << ag::json_string(row.check) << ", \"gradient\": "
+       << ag::json_string(row.gradient) << ", \"result\": " << ag::json_string(row.result) << ", \"points\": " << row.points
        << ", \"max_points\": " << row.max_points << ", \"passed\": " << (row_passed(row) ? "true" : "false")
-       << ", \"hint\": " << json_string(row_hint(row)) << "}";
+       << ", \"hint\": " << ag::json_string(row_hint(row)) << "}";
   }
   js << "],\n \"hints\": [";
   const std::vector<std::string> hints = r.hints();
-  for (std::size_t i = 0; i < hints.size(); ++i) js << (i ? ", " : "") << json_string(hints[i]);
+  for (std::size_t i = 0; i < hints.size(); ++i) js << (i ? ", " : "") << ag::json_string(hints[i]);
   js << "]}";
   return js.str();
 }
@@ -133,10 +112,10 @@ std::string format_one(Format format, const RunContext& run, const Graded& g) {
 // A class: one document whose submissions each hold what one file's run writes.
 std::string format_class(Format format, const RunContext& run, const std::vector<Graded>& all) {
   if (format == Format::Junit) return junit_document(run, all);
-  std::string out = "{\"exercise\": " + json_string(run.exercise) + ", \"sandbox\": " + json_string(run.sandbox) +
+  std::string out = "{\"exercise\": " + ag::json_string(run.exercise) + ", \"sandbox\": " + ag::json_string(run.sandbox) +
                     ", \"submissions\": [";
   for (std::size_t i = 0; i < all.size(); ++i) {
-    out += (i ? ",\n" : "\n") + std::string("{\"file\": ") + json_string(ag::printable(all[i].file)) +
+    out += (i ? ",\n" : "\n") + std::string("{\"file\": ") + ag::json_string(ag::printable(all[i].file)) +
            ", \"result\": " + one_document(format, run, all[i]) + "}";
   }
   return out + "]}\n";

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "assignments/kit/norm_hints.h"
+#include "autograd/text.h"
 #include "check/diagnose.h"
 #include "check/op_table.h"
 #include "ops/ops.h"
@@ -101,7 +102,7 @@ const Def& def_named(const std::string& name) {
   for (const Def& d : defs()) {
     if (d.name == name) return d;
     known += (known.empty() ? "" : ", ") + d.name;
-    if (const std::size_t e = edit_distance(name, d.name); e < best) best = e, nearest = d.name;
+    if (const std::size_t e = ag::edit_distance(name, d.name); e < best) best = e, nearest = d.name;
   }
   throw ProgramError(1, "unknown exercise '" + name.substr(0, 40) + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)") +
                             "; the exercises are " + known);

@@ -2,6 +2,7 @@
 #include <exception>
 #include <map>
 
+#include "autograd/text.h"
 #include "page/explorer/exercise.h"
 #include "page/explorer/explore.h"
 #include "page/explorer/json.h"
@@ -53,7 +54,7 @@ std::map<std::string, std::string> fields_of(const std::string& hash) {
       for (const char* f : kFields) {
         found = found || key == f;
         known += (known.empty() ? "" : ", ") + std::string(f);
-        if (const std::size_t d = edit_distance(key, f); d < best) best = d, nearest = f;
+        if (const std::size_t d = ag::edit_distance(key, f); d < best) best = d, nearest = f;
       }
       if (!found) {
         throw ProgramError(1, "unknown field '" + key.substr(0, 40) + "' in the link" +

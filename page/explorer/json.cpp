@@ -4,24 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "autograd/text.h"
+
 namespace explorer {
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
+std::string quoted(const std::string& s) { return ag::json_string(s); }
 
 std::string number(double v) {
   if (!std::isfinite(v)) return "null";

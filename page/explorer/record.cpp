@@ -5,6 +5,7 @@
 #include <exception>
 #include <set>
 
+#include "autograd/text.h"
 #include "check/op_table.h"
 #include "ops/ops.h"
 
@@ -47,7 +48,7 @@ struct Evaluator {
     std::string nearest;
     std::size_t best = 3;
     for (const auto& [known, var] : out.names) {
-      if (const std::size_t d = edit_distance(e.name, known); d < best) best = d, nearest = known;
+      if (const std::size_t d = ag::edit_distance(e.name, known); d < best) best = d, nearest = known;
     }
     if (aliases().count(e.name) || std::find(callable_names().begin(), callable_names().end(), e.name) != callable_names().end()) {
       fail(e.column, "'" + e.name + "' is an op: call it, " + e.name + "(...)");
@@ -81,7 +82,7 @@ struct Evaluator {
     std::string nearest;
     std::size_t best = std::string::npos;
     for (const std::string& known : callable_names()) {
-      if (const std::size_t d = edit_distance(e.name, known); d < best) best = d, nearest = known;
+      if (const std::size_t d = ag::edit_distance(e.name, known); d < best) best = d, nearest = known;
     }
     fail(e.column, "unknown op '" + e.name + "' (did you mean " + nearest + "?)");
   }
@@ -177,21 +178,6 @@ const std::vector<std::string>& callable_names() {
     return std::vector<std::string>(s.begin(), s.end());
   }();
   return names;
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 Recorded record(const std::vector<Statement>& program, ag::Tape& tape, const std::map<std::string, arma::mat>& given) {

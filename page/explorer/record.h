@@ -35,7 +35,5 @@ Recorded record(const std::vector<Statement>& program, ag::Tape& tape,
 // off, and the aliases; what an unknown op's message picks its nearest from.
 const std::vector<std::string>& callable_names();
 
-// Edits (insertions, deletions, substitutions) from a to b.
-std::size_t edit_distance(const std::string& a, const std::string& b);
 
 }  // namespace explorer
