@@ -40,7 +40,4 @@ void write_text_report(std::ostream& os, const Graded& g);
 std::string format_one(Format format, const RunContext& run, const Graded& g);
 std::string format_class(Format format, const RunContext& run, const std::vector<Graded>& all);
 
-// `text` as a JSON string, quotes included (the text is already UTF-8: as_text or ag::printable).
-std::string json_string(const std::string& text);
-
 }  // namespace grading

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "autograd/format.h"
+#include "autograd/text.h"
 
 namespace grading {
 
@@ -75,15 +76,15 @@ std::string gradescope_results(const RunContext& run, const Graded& g) {
   const kit::GradeReport& r = g.outcome.report;
   std::ostringstream js;
   js << "{\"score\": " << r.score() << ", \"execution_time\": " << long(std::ceil(g.outcome.seconds))
-     << ", \"output\": " << json_string(student_text(run, g)) << ",\n \"output_format\": \"text\", \"visibility\": "
+     << ", \"output\": " << ag::json_string(student_text(run, g)) << ",\n \"output_format\": \"text\", \"visibility\": "
         "\"visible\", \"stdout_visibility\": \"hidden\",\n \"extra_data\": {\"exercise\": "
-     << json_string(run.exercise) << ", \"status\": " << json_string(g.outcome.status) << ", \"seed\": " << r.seed
-     << ", \"sandbox\": " << json_string(run.sandbox) << ", \"max_score\": " << r.max_score() << "},\n \"tests\": [";
+     << ag::json_string(run.exercise) << ", \"status\": " << ag::json_string(g.outcome.status) << ", \"seed\": " << r.seed
+     << ", \"sandbox\": " << ag::json_string(run.sandbox) << ", \"max_score\": " << r.max_score() << "},\n \"tests\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const kit::GradeRow& row = r.rows[i];
-    js << (i ? ",\n  " : "\n  ") << "{\"name\": " << json_string(test_name(row)) << ", \"score\": " << row.points
+    js << (i ? ",\n  " : "\n  ") << "{\"name\": " << ag::json_string(test_name(row)) << ", \"score\": " << row.points
        << ", \"max_score\": " << row.max_points << ", \"status\": \"" << (row_passed(row) ? "passed" : "failed")
-       << "\", \"output\": " << json_string(row_output(row)) << ", \"visibility\": \"visible\"}";
+       << "\", \"output\": " << ag::json_string(row_output(row)) << ", \"visibility\": \"visible\"}";
   }
   js << "]}";
   return js.str();
@@ -98,14 +99,14 @@ std::string prairielearn_results(const RunContext& run, const Graded& g) {
                                                   : g.outcome.reason + " (seed " + std::to_string(r.seed) + ")";
   std::ostringstream js;
   js << "{\"succeeded\": true, \"gradable\": " << (gradable(g.outcome) ? "true" : "false")
-     << ", \"score\": " << json_number(score) << ", \"message\": " << json_string(message)
-     << ",\n \"output\": " << json_string(student_text(run, g)) << ",\n \"tests\": [";
+     << ", \"score\": " << json_number(score) << ", \"message\": " << ag::json_string(message)
+     << ",\n \"output\": " << ag::json_string(student_text(run, g)) << ",\n \"tests\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const kit::GradeRow& row = r.rows[i];
-    js << (i ? ",\n  " : "\n  ") << "{\"name\": " << json_string(row.check) << ", \"description\": "
-       << json_string(r.column + " " + row.gradient) << ", \"points\": " << row.points << ", \"max_points\": "
-       << row.max_points << ", \"message\": " << json_string(row.result) << ", \"output\": "
-       << json_string(row_hint(row)) << "}";
+    js << (i ? ",\n  " : "\n  ") << "{\"name\": " << ag::json_string(row.check) << ", \"description\": "
+       << ag::json_string(r.column + " " + row.gradient) << ", \"points\": " << row.points << ", \"max_points\": "
+       << row.max_points << ", \"message\": " << ag::json_string(row.result) << ", \"output\": "
+       << ag::json_string(row_hint(row)) << "}";
   }
   js << "]}";
   return js.str();
