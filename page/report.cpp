@@ -52,8 +52,8 @@ void Report::put(const std::string& key, double value, const std::string& label)
 std::string Report::json() const {
   std::string out = "{\"error\":" + ag::json_string(error);
   out += ",\"numbers\":" + object(numbers, matrix);
-  out += ",\"labels\":" + object(labels, quoted);
-  out += ",\"errors\":" + object(errors, quoted);
+  out += ",\"labels\":" + object(labels, ag::json_string);
+  out += ",\"errors\":" + object(errors, ag::json_string);
   out += ",\"tape\":[";
   for (std::size_t k = 0; k < tape.size(); ++k) {
     out += (k ? ",{" : "{") + std::string("\"key\":") + ag::json_string(tape[k].key) + ",\"op\":" + ag::json_string(tape[k].op) +
