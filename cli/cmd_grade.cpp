@@ -30,7 +30,8 @@ int grade_one(const std::string& file, const std::string& name, const ClassOptio
   const GradeSetup setup = prepare_grading(name, o.sandbox, o.timeout, o.compile_timeout);
   const RemoveOnExit remove{setup.root};
   std::ostream& log = o.format == Format::Text ? std::cout : std::cerr;
-  const RunContext run{name, sandbox_label(setup.isolation), isolation_text(setup.isolation, setup.run_limits)};
+  const RunContext run{name, sandbox_label(setup.isolation),
+                       isolation_text(setup.isolation, setup.run_limits, setup.precompiled)};
   log << "building " << ag::printable(file) << " for the '" << name << "' exercise ...\n" << run.banner << "\n"
       << std::flush;
   const unsigned seed = o.seed >= 0 ? unsigned(o.seed) : std::random_device{}();

@@ -139,6 +139,40 @@ BOOST_AUTO_TEST_CASE(a_noexec_tmpdir_is_the_graders_error_not_a_zero) {
   BOOST_TEST(!has(out, "score:"), out);
 }
 
+// The build precompiles Armadillo for the grader's compiles (assignments/CMakeLists.txt).
+// GCC 12 crashes ("internal compiler error") on a .gch built at another -O level, so a
+// toolchain whose flags were edited after the build must set the header aside: before
+// that check, this correct answer was "does not compile".
+BOOST_AUTO_TEST_CASE(a_precompiled_header_built_with_other_flags_is_set_aside) {
+  const fs::path real = fs::path(AUTOGRAD_CLI).parent_path().parent_path() / "assignments" / "grade_toolchain.txt";
+  const std::string toolchain = slurp(real);
+  const fs::path right = write("right.cpp", kHead + kRight);
+  if (!has(toolchain, "precompiled_header=")) {
+    BOOST_TEST_MESSAGE("this build precompiles no header (not GCC): nothing to set aside");
+    return;
+  }
+  // As built: the banner says what the compiler also sees when bwrap hides the rest.
+  const Run as_built = cli_test::run_shell(quote(AUTOGRAD_CLI) + " grade " + sandbox_option("") + quote(right.string()));
+  BOOST_TEST(as_built.status == 0, as_built.out << as_built.err);
+  BOOST_TEST(percent(as_built.out) == 100, as_built.out << as_built.err);
+  if (has(as_built.out + as_built.err, "sandbox: bwrap")) {
+    BOOST_TEST(has(as_built.out + as_built.err, "precompiled Armadillo"), as_built.out << as_built.err);
+  }
+  // The same build with compile_flags edited to -O2 afterwards.
+  const fs::path build = scratch() / "build";
+  fs::create_directories(build / "cli");
+  fs::create_directories(build / "assignments");
+  fs::copy_file(AUTOGRAD_CLI, build / "cli" / "autograd");
+  std::string edited = std::regex_replace(toolchain, std::regex("compile_flags=([^\n]*)-O1"), "compile_flags=$1-O2");
+  BOOST_REQUIRE(edited != toolchain);
+  std::ofstream(build / "assignments" / "grade_toolchain.txt") << edited;
+  const Run r = cli_test::run_shell(quote((build / "cli" / "autograd").string()) + " grade " + sandbox_option("") +
+                                    quote(right.string()));
+  BOOST_TEST(r.status == 0, r.out << r.err);
+  BOOST_TEST(percent(r.out) == 100, r.out << r.err);
+  BOOST_TEST(!has(r.out + r.err, "precompiled Armadillo"), r.out << r.err);
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_compiler_is_the_graders_error_not_a_zero) {
   // A copy of the program beside a toolchain file that names a compiler that is not there.
   const fs::path build = scratch() / "build";

@@ -118,7 +118,8 @@ void write_document(const ClassOptions& o, const GradeSetup& setup, const std::v
   for (std::size_t i = 0; i < subs.size(); ++i) {
     if (!kept[i]) all.push_back({subs[i].label, outcomes[i]});
   }
-  const RunContext run{o.exercise, sandbox_label(setup.isolation), isolation_text(setup.isolation, setup.run_limits)};
+  const RunContext run{o.exercise, sandbox_label(setup.isolation),
+                       isolation_text(setup.isolation, setup.run_limits, setup.precompiled)};
   std::cout << format_class(o.format, run, all) << std::flush;
 }
 
@@ -200,7 +201,7 @@ int grade_class(const ClassOptions& o) {
   std::ostream& log = o.format == Format::Text ? std::cout : std::cerr;  // stdout is the document's
   log << "grading " << to_grade << " submissions for the '" << o.exercise << "' exercise, " << o.jobs << " at a time"
       << (to_grade < subs.size() ? " (" + std::to_string(subs.size() - to_grade) + " kept from " + ag::printable(o.csv) + ")" : "")
-      << "\n" << isolation_text(setup.isolation, setup.run_limits) << "\n" << std::flush;
+      << "\n" << isolation_text(setup.isolation, setup.run_limits, setup.precompiled) << "\n" << std::flush;
   std::vector<Outcome> outcomes(subs.size());
   grade_all(o, setup, subs, outcomes, kept, csv.get(), log);
   print_summary(log, subs, outcomes, kept);

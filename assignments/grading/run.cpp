@@ -68,6 +68,23 @@ void read_toolchain(GradeSetup& s) {
     if (p.empty() || p[0] != '/' || p.rfind("/usr/", 0) == 0) continue;
     s.visible.push_back(fs::is_directory(p) ? p : fs::path(p).parent_path().string());
   }
+  // Armadillo precompiled by the build (assignments/CMakeLists.txt), in a folder
+  // of its own made visible (read-only) to the compiles. Used only when its .gch
+  // is there and was built with these very flags: GCC 12 may crash on a .gch
+  // built at another -O level instead of setting it aside.
+  const std::string header = kv["precompiled_header"];
+  std::error_code ec;
+  if (!header.empty() && header[0] == '/' && kv["precompiled_header_flags"] == kv["compile_flags"] &&
+      fs::is_regular_file(header + ".gch", ec)) {
+    s.compile_flags.insert(s.compile_flags.end(), {"-include", header});
+    s.precompiled = fs::path(header).parent_path().string();
+  }
+}
+
+std::vector<std::string> compile_visible(const GradeSetup& s) {
+  std::vector<std::string> v = s.visible;
+  if (!s.precompiled.empty()) v.push_back(s.precompiled);
+  return v;
 }
 
 void copy_into(const fs::path& from, const fs::path& to) {
@@ -211,8 +228,8 @@ void build_harness(GradeSetup& s, const std::string& exercise) {
   copy_into(kit / "child.h", s.harness / "include" / "assignments" / "kit" / "child.h");
   copy_into(kit / "child_main.cpp", s.harness / "child_main.cpp");
   copy_into(fs::path(s.exercise.spec.folder) / "adapter.cpp", s.harness / "adapter.cpp");
-  const RunResult r = run_limited(compile_command(s, {"child_main.cpp", "adapter.cpp"}, false), s.harness, s.visible,
-                                  s.compile_limits, s.isolation, "");
+  const RunResult r = run_limited(compile_command(s, {"child_main.cpp", "adapter.cpp"}, false), s.harness,
+                                  compile_visible(s), s.compile_limits, s.isolation, "");
   if (!r.exited_ok()) {
     throw GraderError("cannot build the grading harness of '" + exercise + "' (the compiler " +
                       r.describe(s.compile_limits) + "): " + as_text(r.err.substr(0, 2000), false));
@@ -264,7 +281,7 @@ Outcome grade_submission(const GradeSetup& s, const fs::path& file, unsigned see
   add_public_header(s, folder);
   for (const char* obj : {"child_main.o", "adapter.o"}) copy_into(s.harness / obj, folder / obj);
   const RunResult build = run_limited(compile_command(s, {"submission.cpp", "child_main.o", "adapter.o"}, true), folder,
-                                      s.visible, compile_limits, s.isolation, "");
+                                      compile_visible(s), compile_limits, s.isolation, "");
   o.compiler_output = cut_as_text(build.out + build.err, 20000);
   if (!build.exited_ok()) {
     return fail("does not compile", build.timed_out ? "the compile " + build.describe(compile_limits)

@@ -20,6 +20,7 @@ struct GradeSetup {
   std::string assignments;  // the folder of the exercises
   std::string compiler;
   std::vector<std::string> compile_flags, libraries, visible;
+  std::string precompiled;  // the folder of the build's precompiled Armadillo header, visible to the compiles only; or ""
   Isolation isolation = Isolation::None;
   Limits compile_limits, run_limits;
   std::filesystem::path root;     // this run's temporary folder (removed by the caller)

@@ -210,10 +210,12 @@ std::string sandbox_label(Isolation isolation) {
   return "none (NOT isolated: --sandbox none)";
 }
 
-std::string isolation_text(Isolation isolation, const Limits& run) {
+std::string isolation_text(Isolation isolation, const Limits& run, const std::string& precompiled) {
   const std::string totals = "; " + totals_text(run.totals) + "; no descriptor of the caller's";
   if (isolation == Isolation::Bwrap) {
-    return "sandbox: bwrap (no network, its own PID namespace, only /usr and its own folder visible, "
+    const std::string also = precompiled.empty() ? "" : " (and, to the compiler, the build's precompiled Armadillo in " +
+                                                             precompiled + ")";
+    return "sandbox: bwrap (no network, its own PID namespace, only /usr and its own folder visible" + also + ", "
            "read-only outside that folder; time, CPU, memory, file-size and output limits; its /tmp and, when it runs, "
            "its folder are tmpfs of " + std::to_string(run.tmp_bytes >> 20) + " MiB" + totals + ")";
   }

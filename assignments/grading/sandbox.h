@@ -61,7 +61,7 @@ struct Limits {
 std::string sandbox_label(Isolation isolation);
 
 // One line for the output: what is isolated and what is bounded, with the run's limits.
-std::string isolation_text(Isolation isolation, const Limits& run);
+std::string isolation_text(Isolation isolation, const Limits& run, const std::string& precompiled = "");
 
 // In the forked child, before it execs (async-signal-safe calls only): it becomes limits.run_as
 // (own_user.cpp), or writes why not to `err` and exits 125.
