@@ -43,4 +43,19 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known, std::size_t edits) {
+  const std::string* nearest = nullptr;
+  std::size_t best = edits + 1;
+  for (const std::string& k : known) {
+    if (const std::size_t d = edit_distance(word, k); d < best) best = d, nearest = &k;
+  }
+  return nearest ? " (did you mean " + *nearest + "?)" : "";
+}
+
 }  // namespace ag

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace ag {
 
@@ -17,5 +18,12 @@ std::string json_string(const std::string& text);
 // The number of single-character insertions, deletions and substitutions
 // from a to b (Levenshtein).
 std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// The parts with `separator` between them ("a, b, c").
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+
+// " (did you mean NAME?)" for the first of `known` nearest to `word`, when it is
+// at most `edits` away; else "". An error message appends it after the word.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known, std::size_t edits = 2);
 
 }  // namespace ag

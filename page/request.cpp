@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <vector>
 
@@ -78,16 +79,9 @@ arma::mat parse_per_feature(const std::map<std::string, std::string>& fields, co
 }
 
 [[noreturn]] void unknown_field(const std::string& key) {
-  std::string known, nearest;
-  std::size_t best = 3;  // suggest a name at most 2 edits away
-  for (const char* field : kFields) {
-    known += (known.empty() ? "" : ", ") + std::string(field);
-    const std::size_t d = ag::edit_distance(key, field);
-    if (d < best) best = d, nearest = field;
-  }
+  const std::vector<std::string> known(std::begin(kFields), std::end(kFields));
   const std::string shown = key.size() > 40 ? key.substr(0, 40) + "..." : key;
-  throw PageError("unknown field '" + shown + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)") +
-                  "; the page reads " + known);
+  throw PageError("unknown field '" + shown + "'" + ag::did_you_mean(key, known) + "; the page reads " + ag::join(known, ", "));
 }
 
 std::map<std::string, std::string> parse_fields(const std::string& hash) {

@@ -97,15 +97,13 @@ const std::vector<Def>& defs() {
 }
 
 const Def& def_named(const std::string& name) {
-  std::string known, nearest;
-  std::size_t best = 4;
+  std::vector<std::string> names;
   for (const Def& d : defs()) {
     if (d.name == name) return d;
-    known += (known.empty() ? "" : ", ") + d.name;
-    if (const std::size_t e = ag::edit_distance(name, d.name); e < best) best = e, nearest = d.name;
+    names.push_back(d.name);
   }
-  throw ProgramError(1, "unknown exercise '" + name.substr(0, 40) + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)") +
-                            "; the exercises are " + known);
+  throw ProgramError(1, "unknown exercise '" + name.substr(0, 40) + "'" + ag::did_you_mean(name, names, 3) +
+                            "; the exercises are " + ag::join(names, ", "));
 }
 
 // The grader's diagnosis of a wrong gradient, then the norm exercises' named mistakes.

@@ -1,5 +1,7 @@
 // The explorer's answers as JSON, and the URL hash that asks for them.
+#include <algorithm>
 #include <exception>
+#include <iterator>
 #include <map>
 
 #include "autograd/text.h"
@@ -48,17 +50,10 @@ std::map<std::string, std::string> fields_of(const std::string& hash) {
     const std::size_t eq = pair.find('=');
     const std::string key = pair.substr(0, eq), value = eq == std::string::npos ? "" : url_decode(pair.substr(eq + 1));
     if (!key.empty()) {
-      std::string nearest, known;
-      std::size_t best = 3;
-      bool found = false;
-      for (const char* f : kFields) {
-        found = found || key == f;
-        known += (known.empty() ? "" : ", ") + std::string(f);
-        if (const std::size_t d = ag::edit_distance(key, f); d < best) best = d, nearest = f;
-      }
-      if (!found) {
-        throw ProgramError(1, "unknown field '" + key.substr(0, 40) + "' in the link" +
-                                  (nearest.empty() ? "" : " (did you mean " + nearest + "?)") + "; the explorer reads " + known);
+      const std::vector<std::string> known(std::begin(kFields), std::end(kFields));
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        throw ProgramError(1, "unknown field '" + key.substr(0, 40) + "' in the link" + ag::did_you_mean(key, known) +
+                                  "; the explorer reads " + ag::join(known, ", "));
       }
       fields[key] = value;
     }

@@ -45,15 +45,12 @@ struct Evaluator {
   ag::Var name(const Expr& e) {
     const auto it = out.names.find(e.name);
     if (it != out.names.end()) return it->second;
-    std::string nearest;
-    std::size_t best = 3;
-    for (const auto& [known, var] : out.names) {
-      if (const std::size_t d = ag::edit_distance(e.name, known); d < best) best = d, nearest = known;
-    }
+    std::vector<std::string> defined;
+    for (const auto& [known, var] : out.names) defined.push_back(known);
     if (aliases().count(e.name) || std::find(callable_names().begin(), callable_names().end(), e.name) != callable_names().end()) {
       fail(e.column, "'" + e.name + "' is an op: call it, " + e.name + "(...)");
     }
-    fail(e.column, "unknown name '" + e.name + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)") +
+    fail(e.column, "unknown name '" + e.name + "'" + ag::did_you_mean(e.name, defined) +
                        ": a name is defined by an earlier statement");
   }
 
@@ -79,12 +76,7 @@ struct Evaluator {
       if (dim < 0) fail(e.column, op + " needs dim=0 (down the columns) or dim=1 (along each row)");
       fail(e.column, op + " takes " + (row->dim < 0 ? std::string("no dim") : "dim=0 or dim=1") + ", not dim=" + std::to_string(dim));
     }
-    std::string nearest;
-    std::size_t best = std::string::npos;
-    for (const std::string& known : callable_names()) {
-      if (const std::size_t d = ag::edit_distance(e.name, known); d < best) best = d, nearest = known;
-    }
-    fail(e.column, "unknown op '" + e.name + "' (did you mean " + nearest + "?)");
+    fail(e.column, "unknown op '" + e.name + "'" + ag::did_you_mean(e.name, callable_names(), 3));
   }
 
   // The row's constants in its order, from the call's named arguments; only eps has a default.
