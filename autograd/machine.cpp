@@ -1,6 +1,7 @@
 #include "autograd/machine.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -54,7 +55,10 @@ CacheSizes from_sysfs() {
     const std::size_t size = parse_cache_size(read_word(dir + "size"));
     if (level.empty()) break;
     if (level == "1" && type == "Data") caches.l1d = size;
-    if (level == "2" && type != "Instruction") caches.l2 = size;
+    if (level == "2" && type != "Instruction") {
+      caches.l2 = size;
+      caches.l2_ways = std::strtoul(read_word(dir + "ways_of_associativity").c_str(), nullptr, 10);
+    }
     if (level == "3" && type != "Instruction") caches.l3 = size;
   }
   if (caches.l1d || caches.l2 || caches.l3) caches.source = "sysfs";
@@ -76,7 +80,7 @@ bool from_cache_leaf(unsigned leaf, CacheSizes& caches) {
     const std::size_t size = std::size_t{((b >> 22) & 1023u) + 1} * (((b >> 12) & 1023u) + 1) * ((b & 4095u) + 1) * (c + std::size_t{1});
     if (type == 2) continue;
     if (level == 1) caches.l1d = size;
-    if (level == 2) caches.l2 = size;
+    if (level == 2) caches.l2 = size, caches.l2_ways = ((b >> 22) & 1023u) + 1;
     if (level == 3) caches.l3 = size;
   }
   return caches.l1d != 0;
@@ -97,6 +101,9 @@ CacheSizes from_cpuid() {
     caches.l1d = std::size_t{c >> 24} << 10;
     __cpuid(0x80000006u, a, b, c, d);
     caches.l2 = std::size_t{c >> 16} << 10;
+    // Its associativity, coded in bits 15-12 (AMD's table: 6 is 8-way, 8 is 16-way, ...).
+    constexpr unsigned kWays[16] = {0, 1, 2, 0, 4, 0, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0};
+    caches.l2_ways = kWays[(c >> 12) & 15u];
     caches.l3 = std::size_t{d >> 18} << 19;  // in units of 512 KiB
     caches.source = "CPUID";
   }
@@ -125,7 +132,8 @@ const CacheSizes& cache_sizes() {
 }
 
 std::string describe_caches(const CacheSizes& caches) {
-  return "L1d " + bytes_text(caches.l1d) + ", L2 " + bytes_text(caches.l2) + ", L3 " + bytes_text(caches.l3) +
+  const std::string ways = caches.l2_ways ? " " + std::to_string(caches.l2_ways) + "-way" : "";
+  return "L1d " + bytes_text(caches.l1d) + ", L2 " + bytes_text(caches.l2) + ways + ", L3 " + bytes_text(caches.l3) +
          " (" + caches.source + ")";
 }
 

@@ -14,6 +14,7 @@ struct CacheSizes {
   std::size_t l1d = 0;
   std::size_t l2 = 0;
   std::size_t l3 = 0;
+  std::size_t l2_ways = 0;  // the L2's associativity: l2 / l2_ways bytes apart map to the same set
   std::string source;  // "sysfs", "CPUID" or "unknown": where the sizes came from
 };
 
@@ -34,7 +35,7 @@ std::size_t parse_cache_size(const std::string& text);
 // macros, so it describes the build, not the CPU).
 std::string build_vectors();
 
-// "L1d 48 KiB, L2 1 MiB, L3 32 MiB (sysfs)": cache_sizes() for a header line.
+// "L1d 48 KiB, L2 1 MiB 8-way, L3 32 MiB (sysfs)": cache_sizes() for a header line.
 std::string describe_caches(const CacheSizes& caches);
 
 }  // namespace ag

@@ -10,7 +10,7 @@
 #include "autograd/tape.h"
 #include "bench/cases.h"
 #include "ops/elementwise.h"
-#include "ops/stream.h"
+#include "ops/sweeps.h"
 
 namespace bench {
 

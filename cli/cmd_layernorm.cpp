@@ -135,11 +135,11 @@ void print_walkthrough(const ag::NormInputs& in, const Settings& s) {
     std::cout << "(the first " << shown << " of " << in.x.n_rows << " rows; --rows N shows more)\n";
   }
   // The check: normalised rows have mean 0 and biased std 1 (RMSNorm: mean square 1).
-  const arma::mat& norm = steps.norm.value();
+  const arma::mat& xhat = steps.xhat.value();
   std::cout << "\ncheck: each normalised row has " << (in.rms ? "mean square 1" : "mean 0 and (biased) std 1")
             << " (eps pulls it a little below 1)\n";
   for (arma::uword r = 0; r < in.x.n_rows && r < shown; ++r) {
-    const arma::rowvec row = norm.row(r);
+    const arma::rowvec row = xhat.row(r);
     const double m = arma::mean(row), sd = std::sqrt(arma::mean(arma::square(row - (in.rms ? 0.0 : m))));
     const double spread = in.rms ? arma::mean(arma::square(in.x.row(r))) : arma::var(in.x.row(r), 1);
     std::cout << "  row " << r + 1 << ": " << (in.rms ? "" : "mean " + num(m, p) + ", ") << (in.rms ? "rms " : "std ")

@@ -51,7 +51,7 @@ Var centre(Var x, int dim, Centring centring) {
 }
 
 // (x - mean) / sqrt(var + eps) * gamma + beta along dim, one primitive per step,
-// in the tutorials' order (mean, then variance): mean, var(unbiased=False), (x - mean) / sqrt(var + eps), gamma * norm + beta.
+// in the tutorials' order (mean, then variance): mean, var(unbiased=False), (x - mean) / sqrt(var + eps), gamma * xhat + beta.
 NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim, Centring centring) {
   NormSteps s;
   Var mu = centre(x, dim, centring);          // N x 1 per row (dim 1), 1 x D per column (dim 0)
@@ -59,15 +59,15 @@ NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim, Ce
   Var diff = x - mu;                          // broadcast: each row (column) minus its mean
   Var variance_eps = variance + eps;          // eps inside the square root
   Var stdev = sqrt(variance_eps);
-  s.norm = diff / stdev;
-  Var scaled = s.norm * gamma;                // gamma, beta: 1 x D, broadcast down the rows
+  s.xhat = diff / stdev;
+  Var scaled = s.xhat * gamma;                // gamma, beta: 1 x D, broadcast down the rows
   s.y = scaled + beta;
   s.steps = {{"mean", mu},
              {"variance", variance},
              {"x - mean", diff},
              {"variance + eps", variance_eps},
              {"std = sqrt(variance + eps)", stdev},
-             {"normalised = (x - mean) / std", s.norm},
+             {"normalised = (x - mean) / std", s.xhat},
              {"gamma * normalised", scaled},
              {"y = gamma * normalised + beta", s.y}};
   return s;
@@ -101,23 +101,23 @@ Var layernorm_composed(Var x, Var gamma, Var beta, double eps, Centring centring
 
 namespace {
 // The tangent, term by term like the backward, with ag ops so it is
-// differentiable in turn: rstd and norm (x-hat) recomputed from x, not saved.
+// differentiable in turn: rstd and xhat recomputed from x, not saved.
 Var layernorm_tangent(const JvpArgs& j) {
   const Var x = j.x[0], gamma = j.x[1], dx = j.dx[0];
   const Var rstd = pow_scalar(var(x, 1) + attribute(j.node, "eps"), -0.5);
-  const Var norm = (x - mean(x, 1)) * rstd;
-  const Var dnorm = rstd * (dx - mean(dx, 1) - norm * mean(norm * dx, 1));  // through the normalisation
-  return gamma * dnorm      // through x
-         + j.dx[1] * norm   // through gamma
+  const Var xhat = (x - mean(x, 1)) * rstd;
+  const Var dxhat = rstd * (dx - mean(dx, 1) - xhat * mean(xhat * dx, 1));  // through the normalisation
+  return gamma * dxhat      // through x
+         + j.dx[1] * xhat   // through gamma
          + j.dx[2];         // through beta
 }
 }  // namespace
 
 const OpDef& layernorm_fused_def() {
   static const OpDef def{"layernorm_fused", 3, "y = (x - mean) * rstd * g + b, per row (one node)",
-                         "dx = rstd (dnorm - mean(dnorm) - norm mean(dnorm norm)), dnorm = dy g; dg = sum dy norm; "
+                         "dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), dxhat = dy g; dg = sum dy xhat; "
                          "db = sum dy",
-                         "dy = g rstd (dx - mean(dx) - norm mean(norm dx)) + dg norm + db", layernorm_tangent};
+                         "dy = g rstd (dx - mean(dx) - xhat mean(xhat dx)) + dg xhat + db", layernorm_tangent};
   return def;
 }
 
@@ -166,13 +166,13 @@ NormSteps rmsnorm_composed_steps(Var x, Var gamma, double eps) {
   Var mean_square = mean(squares, -1);    // N x 1
   Var mean_square_eps = mean_square + eps;
   Var rms = sqrt(mean_square_eps);
-  s.norm = x / rms;
-  s.y = s.norm * gamma;
+  s.xhat = x / rms;
+  s.y = s.xhat * gamma;
   s.steps = {{"x^2", squares},
              {"mean(x^2)", mean_square},
              {"mean(x^2) + eps", mean_square_eps},
              {"rms = sqrt(mean(x^2) + eps)", rms},
-             {"normalised = x / rms", s.norm},
+             {"normalised = x / rms", s.xhat},
              {"y = gamma * normalised", s.y}};
   return s;
 }
@@ -186,17 +186,17 @@ namespace {
 Var rmsnorm_tangent(const JvpArgs& j) {
   const Var x = j.x[0], gamma = j.x[1], dx = j.dx[0];
   const Var rstd = pow_scalar(mean(square(x), 1) + attribute(j.node, "eps"), -0.5);
-  const Var norm = x * rstd;
-  const Var dnorm = rstd * (dx - norm * mean(norm * dx, 1));  // through the normalisation
-  return gamma * dnorm      // through x
-         + j.dx[1] * norm;  // through gamma
+  const Var xhat = x * rstd;
+  const Var dxhat = rstd * (dx - xhat * mean(xhat * dx, 1));  // through the normalisation
+  return gamma * dxhat      // through x
+         + j.dx[1] * xhat;  // through gamma
 }
 }  // namespace
 
 const OpDef& rmsnorm_fused_def() {
   static const OpDef def{"rmsnorm_fused", 2, "y = x * rstd * g, per row (one node)",
-                         "dx = rstd (dnorm - norm mean(dnorm norm)), dnorm = dy g; dg = sum dy norm",
-                         "dy = g rstd (dx - norm mean(norm dx)) + dg norm", rmsnorm_tangent};
+                         "dx = rstd (dxhat - xhat mean(dxhat xhat)), dxhat = dy g; dg = sum dy xhat",
+                         "dy = g rstd (dx - xhat mean(xhat dx)) + dg xhat", rmsnorm_tangent};
   return def;
 }
 

@@ -70,7 +70,7 @@ const OpDef& batchnorm_composed_def();
 // last of its four nodes.)
 struct NormSteps {
   std::vector<std::pair<std::string, Var>> steps;
-  Var norm;  // the normalised x, before gamma (and beta): one of the steps
+  Var xhat;  // the normalised x (x-hat), before gamma (and beta): one of the steps
   Var y;
 };
 NormSteps layernorm_composed_steps(Var x, Var gamma, Var beta, double eps = 1e-5,

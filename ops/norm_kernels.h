@@ -14,16 +14,28 @@ struct NormGrads {
   arma::mat dx, dgamma, dbeta;  // dx left empty when x needs no gradient; dgamma, dbeta 1 x D, added into
 };
 
-// y = (x - mean) * rstd * gamma + beta per row; fills mean and rstd (N each).
+// y = xhat * gamma + beta per row, xhat = (x - mean) * rstd; fills mean and rstd (N each).
 void layernorm_forward(const arma::mat& x, const arma::mat& gamma, const arma::mat& beta, double eps,
                        arma::vec& mean, arma::vec& rstd, arma::mat& y);
 // Adds dgamma and dbeta into g; writes g.dx (already N x D) unless it is empty.
 void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
                         const arma::vec& mean, const arma::vec& rstd, NormGrads& g);
 
-// y = x * rstd * gamma per row, rstd = 1 / sqrt(mean(x^2) + eps); fills rstd.
+// y = xhat * gamma per row, xhat = x * rstd, rstd = 1 / sqrt(mean(x^2) + eps); fills rstd.
 void rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arma::vec& rstd, arma::mat& y);
 void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
                       const arma::vec& rstd, NormGrads& g);
+
+// The specification the kernels are held to: the same four functions as
+// llm.c's plain loops, row by row (slow: each row strides across the columns).
+namespace spec {
+void layernorm_forward(const arma::mat& x, const arma::mat& gamma, const arma::mat& beta, double eps,
+                       arma::vec& mean, arma::vec& rstd, arma::mat& y);
+void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
+                        const arma::vec& mean, const arma::vec& rstd, NormGrads& g);
+void rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arma::vec& rstd, arma::mat& y);
+void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::mat& dout,
+                      const arma::vec& rstd, NormGrads& g);
+}  // namespace spec
 
 }  // namespace ag::kernels

@@ -89,7 +89,7 @@ void forward_views(const Request& r, Report& report) {
   view("ln", report, [&](ag::Tape& t, Report& out) {
     const ag::NormSteps steps = ag::layernorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), t.leaf(r.beta), r.eps);
     put_steps("ln.", steps, shown, out);
-    out.put("ln.check", mean_and_std(first_rows(steps.norm.value(), shown)),
+    out.put("ln.check", mean_and_std(first_rows(steps.xhat.value(), shown)),
             "check: x̂'s mean and std per row (0 and 1; the std is √(var / (var + ε)), just under 1)");
   });
   view("rms", report, [&](ag::Tape& t, Report& out) {

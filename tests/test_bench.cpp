@@ -80,6 +80,8 @@ BOOST_AUTO_TEST_CASE(the_machine_names_its_caches) {
   BOOST_TEST(caches.l1d >= 16u << 10, ag::describe_caches(caches));
   BOOST_TEST(caches.l2 > caches.l1d, ag::describe_caches(caches));
   BOOST_TEST((caches.source == "sysfs" || caches.source == "CPUID"), caches.source);
+  // The fused kernels' alias stride is the L2's size over its ways (ops/sweeps.h).
+  if (caches.l2_ways != 0) BOOST_TEST(caches.l2 % caches.l2_ways == 0u, ag::describe_caches(caches));
 #endif
 }
 
