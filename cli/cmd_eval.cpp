@@ -72,7 +72,7 @@ int eval_mlp(const ag::ModelDescription& run, const ag::Checkpoint& ckpt, const 
   check_fits(data, run, o.model_path);
   ag::Rng init_rng(0);  // the weights come from the file
   ag::Sequential model = ag::make_mlp(run.mlp, init_rng);
-  ag::apply_checkpoint(ckpt, model.parameters(), o.model_path);
+  ag::apply_checkpoint(ckpt, model.parameters(), o.model_path, model.statistics());  // BatchNorm's running statistics too
 
   ag::Rng split_rng(ag::derive_seed(run.config.seed, 2));
   const ag::Split parts = ag::train_validation_split(data, run.config.validation_fraction, split_rng);

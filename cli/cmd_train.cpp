@@ -36,7 +36,7 @@ int cmd_train(const std::vector<std::string>& args) {
   ag::TrainCallbacks callbacks = progress.callbacks();
   callbacks.on_checkpoint = [&](ag::TrainingTask& trained, const ag::Metrics&) {
     out.produce("model.ckpt", [&](const std::string& path) {
-      ag::save_checkpoint(path, trained.parameters(), trained.checkpoint_description());
+      ag::save_checkpoint(path, trained.parameters(), trained.checkpoint_description(), trained.statistics());
     });
   };
   const std::vector<ag::Metrics> history = ag::train(config, *task, callbacks);

@@ -27,6 +27,14 @@ std::vector<Parameter*> Sequential::parameters() {
   return all;
 }
 
+std::vector<Statistic> Sequential::statistics() {
+  std::vector<Statistic> all;
+  for (const std::unique_ptr<Module>& layer : layers_) {
+    for (const Statistic& s : layer->statistics()) all.push_back(s);
+  }
+  return all;
+}
+
 void Sequential::train(bool on) {
   Module::train(on);
   for (const std::unique_ptr<Module>& layer : layers_) layer->train(on);

@@ -20,6 +20,13 @@
 
 namespace ag {
 
+// A matrix a module keeps for evaluation that no gradient trains (BatchNorm's
+// running statistics): saved in checkpoints after the parameters, by name.
+struct Statistic {
+  std::string name;  // "norm1.running_mean"
+  arma::mat* value;
+};
+
 class Module {
  public:
   virtual ~Module() = default;
@@ -31,6 +38,7 @@ class Module {
 
   virtual Var forward(Var x) = 0;
   virtual std::vector<Parameter*> parameters() { return {}; }
+  virtual std::vector<Statistic> statistics() { return {}; }
   virtual std::string describe() const = 0;  // "Linear(64 -> 128)"
 
   Var operator()(Var x) { return forward(x); }
@@ -53,6 +61,7 @@ class Sequential : public Module {
   void add(std::unique_ptr<Module> layer);
   Var forward(Var x) override;
   std::vector<Parameter*> parameters() override;
+  std::vector<Statistic> statistics() override;  // the layers', in order
   std::string describe() const override;  // one line per layer
   void train(bool on = true) override;    // this and every layer
   std::size_t size() const { return layers_.size(); }

@@ -86,6 +86,7 @@ class BatchNorm : public Module {
   BatchNorm(const std::string& name, arma::uword features, double momentum = 0.1, double eps = 1e-5);
   Var forward(Var x) override;
   std::vector<Parameter*> parameters() override { return {&gamma, &beta}; }
+  std::vector<Statistic> statistics() override { return {{name_ + ".running_mean", &running_mean}, {name_ + ".running_var", &running_var}}; }
   std::string describe() const override;  // "BatchNorm(3, training)" / "BatchNorm(3, eval)"
 
   Parameter gamma;  // 1 x features

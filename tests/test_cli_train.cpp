@@ -6,13 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "autograd/parameter.h"
 #include "tests/cli_run.h"
+#include "train/checkpoint.h"
 
 namespace fs = std::filesystem;
 
@@ -92,6 +95,39 @@ BOOST_AUTO_TEST_CASE(csv_errors_name_the_row_and_column) {
   const std::string out = dir("csv-run");
   expect_usage_error("train --dataset " + dir("bad.csv") + " --out " + out, "row 3, column 2", out);
   expect_usage_error("train --dataset " + dir("good.csv") + " --label target --out " + out, "no label column 'target'", out);
+}
+
+// A BatchNorm MLP's checkpoint holds its running statistics after the weights,
+// so eval normalises as training's validation did and repeats its last loss.
+// Before, the checkpoint held the weights only and eval refused the model.
+BOOST_AUTO_TEST_CASE(a_batchnorm_checkpoint_holds_its_running_statistics_and_eval_repeats_the_loss) {
+  const std::string out = dir("moons-batchnorm");
+  const Result r = run("train --dataset moons --hidden 16 --norm batchnorm --epochs 3 --lr 0.01 --out " + out);
+  BOOST_TEST_REQUIRE(r.status == 0, r.err);
+  const ag::Checkpoint ckpt = ag::read_checkpoint(out + "/model.ckpt");
+  std::vector<std::string> names;
+  for (const ag::CheckpointEntry& e : ckpt.params) names.push_back(e.name);
+  BOOST_TEST((std::find(names.begin(), names.end(), "norm1.running_mean") != names.end()), r.out);
+  BOOST_TEST((std::find(names.begin(), names.end(), "norm1.running_var") != names.end()), r.out);
+  const Result e = run("eval --model " + out + "/model.ckpt");
+  BOOST_TEST_REQUIRE(e.status == 0, e.err);
+  const std::string csv = slurp(out + "/metrics.csv");
+  const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+  const double val_loss = std::stod(last.substr(last.find(',', last.find(',') + 1) + 1));
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "loss %.4f", val_loss);
+  BOOST_TEST(e.out.find(expected) != std::string::npos, e.out << " vs " << expected);
+  // The same weights without the statistics (a checkpoint from before they were saved): refused, saying why.
+  std::vector<ag::Parameter> weights;
+  for (const ag::CheckpointEntry& entry : ckpt.params) {
+    if (entry.name.find(".running_") == std::string::npos) weights.emplace_back(entry.name, entry.value);
+  }
+  std::vector<const ag::Parameter*> view;
+  for (const ag::Parameter& p : weights) view.push_back(&p);
+  std::ofstream(out + "/old.ckpt", std::ios::binary) << ag::encode_checkpoint(view, ckpt.metadata);
+  const Result old = run("eval --model " + out + "/old.ckpt");
+  BOOST_TEST(old.status == 2, old.err);
+  BOOST_TEST(old.err.find("saved without the running statistics") != std::string::npos, old.err);
 }
 
 BOOST_AUTO_TEST_CASE(train_writes_metrics_plot_and_checkpoint_and_eval_reads_it) {

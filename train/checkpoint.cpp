@@ -100,21 +100,24 @@ void check_header(Reader& in, const std::string& bytes) {
 
 }  // namespace
 
-std::string encode_checkpoint(const std::vector<const Parameter*>& params, const std::string& metadata) {
+std::string encode_checkpoint(const std::vector<const Parameter*>& params, const std::string& metadata,
+                              const std::vector<Statistic>& statistics) {
   std::string out(kMagic, 8);
   put_uint(out, kCheckpointVersion, 4);
   put_string(out, metadata);
-  put_uint(out, params.size(), 4);
-  for (const Parameter* p : params) {
-    put_string(out, p->name());
-    put_uint(out, p->value().n_rows, 8);
-    put_uint(out, p->value().n_cols, 8);
-    for (const double v : p->value()) {
+  put_uint(out, params.size() + statistics.size(), 4);
+  const auto put_record = [&out](const std::string& name, const arma::mat& value) {
+    put_string(out, name);
+    put_uint(out, value.n_rows, 8);
+    put_uint(out, value.n_cols, 8);
+    for (const double v : value) {
       std::uint64_t bits = 0;
       std::memcpy(&bits, &v, sizeof v);
       put_uint(out, bits, 8);
     }
-  }
+  };
+  for (const Parameter* p : params) put_record(p->name(), p->value());
+  for (const Statistic& st : statistics) put_record(st.name, *st.value);
   put_uint(out, fnv1a(out.data(), out.size()), 8);
   return out;
 }
@@ -147,14 +150,18 @@ Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path) 
   return ckpt;
 }
 
-void save_checkpoint(const std::string& path, const std::vector<Parameter*>& params, const std::string& metadata) {
+void save_checkpoint(const std::string& path, const std::vector<Parameter*>& params, const std::string& metadata,
+                     const std::vector<Statistic>& statistics) {
   for (const Parameter* p : params) {
     if (!p->value().is_finite()) {
       throw DataError(path + ": not saved: parameter '" + p->name() + "' holds a NaN or infinite value");
     }
   }
+  for (const Statistic& st : statistics) {
+    if (!st.value->is_finite()) throw DataError(path + ": not saved: '" + st.name + "' holds a NaN or infinite value");
+  }
   std::vector<const Parameter*> view(params.begin(), params.end());
-  write_file_atomic(path, encode_checkpoint(view, metadata));
+  write_file_atomic(path, encode_checkpoint(view, metadata, statistics));
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
@@ -168,24 +175,32 @@ Checkpoint load_checkpoint(const std::string& path, const std::vector<Parameter*
   return ckpt;
 }
 
-void apply_checkpoint(const Checkpoint& ckpt, const std::vector<Parameter*>& params, const std::string& path) {
-  if (ckpt.params.size() != params.size()) {
+void apply_checkpoint(const Checkpoint& ckpt, const std::vector<Parameter*>& params, const std::string& path,
+                      const std::vector<Statistic>& statistics) {
+  // The model's records, in the file's order: the parameters, then the statistics.
+  std::vector<Statistic> records;
+  for (Parameter* p : params) records.push_back({p->name(), &p->mutable_value()});
+  records.insert(records.end(), statistics.begin(), statistics.end());
+  if (ckpt.params.size() != records.size()) {
     throw DataError(path + ": holds " + std::to_string(ckpt.params.size()) + " parameters, the model has " +
-                    std::to_string(params.size()));
+                    std::to_string(records.size()) +
+                    (statistics.empty() ? "" : " (" + std::to_string(params.size()) + " and " +
+                                                   std::to_string(statistics.size()) + " running statistics)"));
   }
-  for (std::size_t i = 0; i < params.size(); ++i) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
     const CheckpointEntry& e = ckpt.params[i];
-    if (e.name != params[i]->name()) {
+    if (e.name != records[i].name) {
       throw DataError(path + ": parameter " + std::to_string(i + 1) + " is '" + e.name + "' in the file, the model expects '" +
-                      params[i]->name() + "'");
+                      records[i].name + "'");
     }
-    if (e.value.n_rows != params[i]->value().n_rows || e.value.n_cols != params[i]->value().n_cols) {
-      throw DataError(path + ": parameter '" + e.name + "' is " + shape_str(e.value) + " in the file, the model's is " +
-                      shape_str(params[i]->value()));
+    if (e.value.n_rows != records[i].value->n_rows || e.value.n_cols != records[i].value->n_cols) {
+      throw DataError(path + ": " + (i < params.size() ? "parameter '" : "'") + e.name + "' is " + shape_str(e.value) +
+                      " in the file, the model's is " +
+                      shape_str(*records[i].value));
     }
   }
   // Everything checked: only now does the live model change.
-  for (std::size_t i = 0; i < params.size(); ++i) params[i]->mutable_value() = ckpt.params[i].value;
+  for (std::size_t i = 0; i < records.size(); ++i) *records[i].value = ckpt.params[i].value;
 }
 
 }  // namespace ag

@@ -1,10 +1,12 @@
-// Checkpoints: every parameter's name, shape and values in one versioned binary file.
+// Checkpoints: every parameter's name, shape and values in one versioned binary
+// file, then the statistics evaluation needs (BatchNorm's running mean and
+// variance, "norm1.running_mean"), recorded the same way.
 //
 // Layout (integers and doubles little-endian):
 //   8 bytes  magic "AGRADCKP"
 //   u32      format version (kCheckpointVersion)
 //   u32 n, n bytes   metadata: free text, "key=value" lines describing the model
-//   u32      number of parameters, then for each:
+//   u32      number of records (parameters, then statistics), then for each:
 //            u32 n, n bytes name;  u64 rows;  u64 cols;  rows*cols f64 (column by column)
 //   u64      FNV-1a hash of every byte before it
 //
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "autograd/parameter.h"
+#include "nn/module.h"
 
 namespace ag {
 
@@ -37,18 +40,22 @@ struct Checkpoint {
 };
 
 // The bytes of a checkpoint, and back. `path` only names the file in messages.
-std::string encode_checkpoint(const std::vector<const Parameter*>& params, const std::string& metadata);
+// Statistics (BatchNorm's running mean and variance) are records after the parameters.
+std::string encode_checkpoint(const std::vector<const Parameter*>& params, const std::string& metadata,
+                              const std::vector<Statistic>& statistics = {});
 Checkpoint decode_checkpoint(const std::string& bytes, const std::string& path);
 
 // Throws DataError naming the file (and the parameter) for anything wrong.
-void save_checkpoint(const std::string& path, const std::vector<Parameter*>& params, const std::string& metadata);
+void save_checkpoint(const std::string& path, const std::vector<Parameter*>& params, const std::string& metadata,
+                     const std::vector<Statistic>& statistics = {});
 // read_checkpoint refuses anything but a regular file (a FIFO, /dev/zero, a directory) before opening it.
 Checkpoint read_checkpoint(const std::string& path);
 
-// read_checkpoint, then checks that names and shapes match `params` in order,
-// then copies the values in. On any error no parameter has changed.
+// read_checkpoint, then checks that names and shapes match `params` (then
+// `statistics`) in order, then copies the values in. On any error nothing has changed.
 Checkpoint load_checkpoint(const std::string& path, const std::vector<Parameter*>& params);
 // The same for a checkpoint already read (`path` names it in messages): the file is not read twice.
-void apply_checkpoint(const Checkpoint& ckpt, const std::vector<Parameter*>& params, const std::string& path);
+void apply_checkpoint(const Checkpoint& ckpt, const std::vector<Parameter*>& params, const std::string& path,
+                      const std::vector<Statistic>& statistics = {});
 
 }  // namespace ag

@@ -138,6 +138,13 @@ std::uint64_t parse_seed(const std::string& text) {
   return seed;
 }
 
+bool holds_running_statistics(const Checkpoint& ckpt) {
+  for (const CheckpointEntry& e : ckpt.params) {
+    if (e.name.size() > 13 && e.name.compare(e.name.size() - 13, 13, ".running_mean") == 0) return true;
+  }
+  return false;
+}
+
 void check_mlp_records(const ModelDescription& run, const Checkpoint& ckpt, const std::string& path) {
   // Layer k's weight is sizes[k-1] x sizes[k]: every size in the description meets a record,
   // so a forged "sizes=2,50000000,2" is refused here, before make_mlp allocates anything.
@@ -248,9 +255,9 @@ ModelDescription read_description(const Checkpoint& ckpt, const std::string& pat
   } catch (const std::exception& e) {
     throw DataError(path + ": the checkpoint's model description is damaged (" + e.what() + ")");
   }
-  if (d.kind == ModelKind::Mlp && d.mlp.norm == Norm::BatchNorm) {
-    throw DataError(path + ": an MLP with batchnorm: a checkpoint holds its weights but not the running statistics "
-                    "that evaluation normalises with, so it cannot be evaluated from one");
+  if (d.kind == ModelKind::Mlp && d.mlp.norm == Norm::BatchNorm && !holds_running_statistics(ckpt)) {
+    throw DataError(path + ": an MLP with batchnorm, saved without the running statistics that evaluation normalises "
+                    "with (a checkpoint from before they were saved): train it again to evaluate it");
   }
   if (d.kind == ModelKind::Mlp) check_mlp_records(d, ckpt, path);
   return d;

@@ -44,6 +44,7 @@ class TableTask : public TrainingTask {
   bool classifies() const override { return split.train.task == Task::Classification; }
   Evaluation evaluate(ShardRunner& shards) override;
   std::vector<Parameter*> parameters() override { return model.parameters(); }
+  std::vector<Statistic> statistics() override { return model.statistics(); }
   std::string describe() const override;
   std::string data_summary() const override { return ""; }
   std::string result_summary(const std::vector<Metrics>& history) override;

@@ -46,6 +46,8 @@ class TrainingTask {
   virtual Evaluation evaluate(ShardRunner& shards) = 0;
 
   virtual std::vector<Parameter*> parameters() = 0;
+  // What evaluation uses that no gradient trains (checkpoints save it after the parameters).
+  virtual std::vector<Statistic> statistics() { return {}; }
   // The model, in one line ("GPT(4 layers, width 64, ...)").
   virtual std::string describe() const = 0;
 
