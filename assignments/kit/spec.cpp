@@ -6,7 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "autograd/tape.h"
+#include "autograd/error.h"
+#include "autograd/text.h"
 
 namespace kit {
 
@@ -30,8 +31,22 @@ std::vector<std::string> words(const std::string& s) {
 double number(const std::string& text, const std::string& where) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0') throw ag::Error(where + ": expected a number, got '" + text + "'");
+  if (text.empty() || *end != '\0') throw ag::DataError(where + ": expected a number, got '" + text + "'");
   return v;
+}
+
+// "layernorm": one of hint_names(), else a refusal that lists them (and the nearest).
+std::string hints(const std::string& value, const std::string& where) {
+  const std::vector<std::string>& known = hint_names();
+  if (std::find(known.begin(), known.end(), value) != known.end()) return value;
+  std::string list, nearest;
+  std::size_t best = 3;  // "did you mean" only for a name at most 2 edits away
+  for (const std::string& n : known) {
+    list += (list.empty() ? "" : ", ") + n;
+    if (ag::edit_distance(value, n) < best) best = ag::edit_distance(value, n), nearest = n;
+  }
+  throw ag::DataError(where + ": unknown hints '" + value + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)") +
+                      "; the hints are " + list);
 }
 
 // "label | N=3 D=5 | x+50"
@@ -40,7 +55,7 @@ CaseSpec parse_case(const std::string& value, const std::string& where) {
   std::istringstream in(value);
   for (std::string p; std::getline(in, p, '|');) parts.push_back(trim(p));
   if (parts.size() < 2 || parts[0].empty()) {
-    throw ag::Error(where + ": expected 'case = LABEL | N=3 D=5 [| x+50]', got '" + value + "'");
+    throw ag::DataError(where + ": expected 'case = LABEL | N=3 D=5 [| x+50]', got '" + value + "'");
   }
   CaseSpec c;
   c.label = parts[0];
@@ -48,13 +63,13 @@ CaseSpec parse_case(const std::string& value, const std::string& where) {
     const std::size_t eq = d.find('=');
     const double v = eq == std::string::npos ? -1 : number(d.substr(eq + 1), where);
     if (eq == std::string::npos || v < 1 || v > 64 || v != unsigned(v)) {
-      throw ag::Error(where + ": expected a dimension NAME=SIZE with SIZE in 1..64, got '" + d + "'");
+      throw ag::DataError(where + ": expected a dimension NAME=SIZE with SIZE in 1..64, got '" + d + "'");
     }
     c.dims[d.substr(0, eq)] = unsigned(v);
   }
   for (std::size_t k = 2; k < parts.size(); ++k) {
     const std::size_t plus = parts[k].find('+');
-    if (plus == std::string::npos) throw ag::Error(where + ": expected an offset NAME+VALUE, got '" + parts[k] + "'");
+    if (plus == std::string::npos) throw ag::DataError(where + ": expected an offset NAME+VALUE, got '" + parts[k] + "'");
     c.offsets[trim(parts[k].substr(0, plus))] = number(trim(parts[k].substr(plus + 1)), where);
   }
   return c;
@@ -62,45 +77,48 @@ CaseSpec parse_case(const std::string& value, const std::string& where) {
 
 void set_field(ExerciseSpec& s, const std::string& key, const std::string& value, const std::string& where) {
   if (key == "title") s.title = value;
-  else if (key == "forward") s.forward = value;
+  else if (key == "forward") {
+    s.forward = value;
+    s.forward_at = where;
+  }
   else if (key == "kind") {
-    if (value != "backward" && value != "jvp") throw ag::Error(where + ": expected kind = backward or jvp, got '" + value + "'");
+    if (value != "backward" && value != "jvp") throw ag::DataError(where + ": expected kind = backward or jvp, got '" + value + "'");
     s.kind = value;
   }
   else if (key == "header") s.header = value;
-  else if (key == "hints") s.hints = value;
+  else if (key == "hints") s.hints = hints(value, where);
   else if (key == "eps") s.eps = number(value, where);
   else if (key == "sends") s.sends = words(value);
   else if (key == "given") s.given = words(value);
   else if (key == "tape") s.tape = value == "yes";
   else if (key == "banned") {
-    if (value != "none" && value != "default") throw ag::Error(where + ": expected banned = default or none, got '" + value + "'");
+    if (value != "none" && value != "default") throw ag::DataError(where + ": expected banned = default or none, got '" + value + "'");
     s.banned = value == "default";
   }
   else if (key == "case") s.cases.push_back(parse_case(value, where));
   else if (key == "input") {
     const std::vector<std::string> w = words(value);
-    if (w.size() != 5) throw ag::Error(where + ": expected 'input = NAME ROWS COLS LO HI', got '" + value + "'");
+    if (w.size() != 5) throw ag::DataError(where + ": expected 'input = NAME ROWS COLS LO HI', got '" + value + "'");
     s.inputs.push_back({w[0], w[1], w[2], number(w[3], where), number(w[4], where)});
   } else {
-    throw ag::Error(where + ": unknown key '" + key +
-                    "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape or banned)");
+    throw ag::DataError(where + ": unknown key '" + key +
+                        "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape or banned)");
   }
 }
 
 void check_complete(const ExerciseSpec& s, const std::string& file) {
   if (s.title.empty() || s.forward.empty() || s.inputs.empty() || s.sends.empty() || s.cases.empty()) {
-    throw ag::Error(file + ": an exercise needs a title, a forward, an input, sends and a case");
+    throw ag::DataError(file + ": an exercise needs a title, a forward, an input, sends and a case");
   }
   for (const std::string& w : s.sends) {
     const bool input = std::any_of(s.inputs.begin(), s.inputs.end(), [&](const InputSpec& i) { return i.name == w; });
     if (!input && w != "y" && w != "dy" && w != "eps") {
-      throw ag::Error(file + ": sends '" + w + "', which is neither an input nor y, dy or eps");
+      throw ag::DataError(file + ": sends '" + w + "', which is neither an input nor y, dy or eps");
     }
   }
   const bool sends_dy = std::find(s.sends.begin(), s.sends.end(), "dy") != s.sends.end();
   if (s.kind == "jvp" && (s.tape || sends_dy)) {
-    throw ag::Error(file + ": a jvp exercise is sent tangents, not dy, and has no tape check: say tape = no");
+    throw ag::DataError(file + ": a jvp exercise is sent tangents, not dy, and has no tape check: say tape = no");
   }
   for (const CaseSpec& c : s.cases) {
     for (const InputSpec& i : s.inputs) {
@@ -112,13 +130,18 @@ void check_complete(const ExerciseSpec& s, const std::string& file) {
 
 }  // namespace
 
+const std::vector<std::string>& hint_names() {
+  static const std::vector<std::string> names = {"layernorm", "rmsnorm", "softmax"};
+  return names;
+}
+
 unsigned dimension(const ExerciseSpec& spec, const CaseSpec& c, const std::string& field) {
   if (!field.empty() && std::all_of(field.begin(), field.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
     return unsigned(std::stoul(field.substr(0, 3)));
   }
   const auto it = c.dims.find(field);
   if (it == c.dims.end()) {
-    throw ag::Error(spec.folder + "/exercise.spec: case '" + c.label + "' does not give the dimension '" + field + "'");
+    throw ag::DataError(spec.folder + "/exercise.spec: case '" + c.label + "' does not give the dimension '" + field + "'");
   }
   return it->second;
 }
@@ -126,7 +149,7 @@ unsigned dimension(const ExerciseSpec& spec, const CaseSpec& c, const std::strin
 ExerciseSpec read_spec(const std::string& folder) {
   const std::string file = (fs::path(folder) / "exercise.spec").string();
   std::ifstream in(file);
-  if (!in) throw ag::Error("cannot read the exercise spec " + file);
+  if (!in) throw ag::DataError("cannot read the exercise spec " + file);
   ExerciseSpec s;
   s.folder = folder;
   s.name = fs::path(folder).filename().string();
@@ -137,7 +160,7 @@ ExerciseSpec read_spec(const std::string& folder) {
     if (line.empty() || line[0] == '#') continue;
     const std::string where = file + ":" + std::to_string(line_no);
     const std::size_t eq = line.find('=');
-    if (eq == std::string::npos) throw ag::Error(where + ": expected 'key = value', got '" + line + "'");
+    if (eq == std::string::npos) throw ag::DataError(where + ": expected 'key = value', got '" + line + "'");
     set_field(s, trim(line.substr(0, eq)), trim(line.substr(eq + 1)), where);
   }
   if (s.header.empty()) s.header = s.name + ".h";

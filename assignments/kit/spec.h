@@ -32,6 +32,7 @@ struct ExerciseSpec {
   std::string title;   // "LayerNorm backward"
   std::string kind = "backward";  // "backward", or "jvp": the student writes the tangent (kit/jvp_grader.h)
   std::string forward;  // a forward the kit knows (forwards.h) or an op-table row ("batchnorm_composed")
+  std::string forward_at;  // "FOLDER/exercise.spec:3", where the forward is named: its errors say so
   std::string header;  // the public header the stub includes, in the folder (default NAME.h)
   std::string hints;   // "layernorm", "rmsnorm" (kit/norm_hints.h), "softmax" (kit/softmax_hints.h) or ""
   double eps = 0;
@@ -44,6 +45,10 @@ struct ExerciseSpec {
   // or JVP exercise (docs/grading.md, "Banned constructs": complex-step is exact, no tolerance catches it).
   bool banned = true;
 };
+
+// The names `hints =` takes: kit/norm_hints.h's layernorm and rmsnorm (and kit/jvp_hints.h's
+// layernorm), kit/softmax_hints.h's softmax.
+const std::vector<std::string>& hint_names();
 
 // Reads FOLDER/exercise.spec; an ag::Error names the file, the line and what was expected.
 ExerciseSpec read_spec(const std::string& folder);
