@@ -1,5 +1,7 @@
-// Issue 37: a spec that names an unknown forward or misspells its hints is refused with its
-// file and line, as a DataError (the command line's status 2, like any other setup error).
+// Issue 37, item 6: an exercise owns its settings. Its exercise.spec says the tolerance
+// (`tolerance = 1e-8`); a spec that says it wrongly, names an unknown forward or misspells its
+// hints is refused with its file and line, as a DataError (the command line's status 2, like
+// any other setup error). Graded in this process.
 #define BOOST_TEST_MODULE assignments_settings
 #include <boost/test/unit_test.hpp>
 
@@ -7,12 +9,16 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "assignments/kit/grader.h"
+#include "assignments/kit/jvp_grader.h"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using Mats = std::vector<arma::mat>;
 
 fs::path scratch() { return fs::temp_directory_path() / ("ag_settings_" + std::to_string(::getpid())); }
 
@@ -46,9 +52,69 @@ std::string refusal(const std::string& spec) {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+arma::mat softmax_dx(const arma::mat& y, const arma::mat& dy) { return y % (dy.each_col() - arma::sum(dy % y, 1)); }
+
+// Right to 1e-10 of the gradient: past the default tolerance, within 1e-8.
+kit::Answerer nearly_right() {
+  return [](const Mats& s) { return Mats{softmax_dx(s[0], s[1]) * (1 + 1e-10)}; };
+}
+
+std::string table(const kit::GradeReport& r) {
+  std::ostringstream os;
+  r.print(os);
+  return os.str();
+}
+
 }  // namespace
 
 BOOST_TEST_GLOBAL_FIXTURE(Scratch);
+
+BOOST_AUTO_TEST_SUITE(tolerance)
+
+BOOST_AUTO_TEST_CASE(the_spec_sets_it_and_the_default_is_1e_13) {
+  BOOST_TEST(exercise_with("plain", kSoftmax).spec.tolerance == 1e-13);
+  const kit::GradeReport strict = kit::grade_in_process(exercise_with("plain", kSoftmax), nearly_right(), 3);
+  BOOST_TEST(strict.score() == 0, table(strict));
+  BOOST_TEST(has(table(strict), "the grader wants 1e-13, so derive it"), table(strict));
+  const kit::Exercise loose = exercise_with("loose", kSoftmax + "tolerance = 1e-8\n");
+  BOOST_TEST(loose.spec.tolerance == 1e-8);
+  const kit::GradeReport r = kit::grade_in_process(loose, nearly_right(), 3);
+  BOOST_TEST(r.score() == r.max_score(), table(r));
+  // A miss past the spec's tolerance names it.
+  const kit::Exercise tight = exercise_with("tight", kSoftmax + "tolerance = 1e-11\n");
+  const kit::GradeReport off = kit::grade_in_process(
+      tight, [](const Mats& s) { return Mats{softmax_dx(s[0], s[1]) * (1 + 1e-9)}; }, 3);
+  BOOST_TEST(off.score() == 0, table(off));
+  BOOST_TEST(has(table(off), "the grader wants 1e-11, so derive it"), table(off));
+}
+
+BOOST_AUTO_TEST_CASE(a_jvp_exercise_takes_it_for_the_transpose_identity) {
+  const kit::Exercise ex = exercise_with("jvp", "title = t\nkind = jvp\nforward = softmax\ninput = x N D -2 2\n"
+                                                "sends = x\ntape = no\ncase = a | N=3 D=4\n");
+  const kit::Answerer nearly = [&ex](const Mats& s) {  // the exact J v, off by 1e-9 of itself
+    kit::DrawnCase c;
+    c.inputs = {s[0]};
+    c.y = ex.forward(c.inputs);
+    c.tangents = {s[1]};
+    return Mats{kit::exact_jvp(ex, c, 0) * (1 + 1e-9)};
+  };
+  const kit::GradeReport strict = kit::grade_in_process(ex, nearly, 5);
+  BOOST_TEST(strict.score() == 1, table(strict));  // the differences pass, the transpose identity does not
+  std::ofstream(scratch() / "jvp" / "exercise.spec", std::ios::app) << "tolerance = 1e-8\n";
+  const kit::Exercise loose = kit::load_exercise(scratch().string(), "jvp");
+  const kit::GradeReport r = kit::grade_in_process(loose, nearly, 5);
+  BOOST_TEST(r.score() == 2, table(r));
+}
+
+BOOST_AUTO_TEST_CASE(a_value_that_is_no_tolerance_is_refused_with_its_line) {
+  for (const char* value : {"0", "-1e-9", "nan", "inf", "tight", "1e-13 # the default", ""}) {
+    const std::string why = refusal(kSoftmax + "tolerance = " + value + "\n");
+    BOOST_TEST(has(why, "broken/exercise.spec:7: expected"), value << ": " << why);
+    BOOST_TEST(why.find('\n') == std::string::npos, why);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(refusals)
 

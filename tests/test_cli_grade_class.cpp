@@ -169,6 +169,7 @@ BOOST_AUTO_TEST_CASE(a_broken_spec_exits_2_naming_its_file_and_line) {
   const std::string env = "AUTOGRAD_DATA_DIR=" + quote((scratch() / "broken").string());
   const std::pair<std::string, std::string> broken[] = {
       {"kind = backward # the default", ":12: expected kind = backward or jvp"},
+      {"tolerance = 0", ":12: expected tolerance = a number above 0"},
       {"hints = sofmax", ":12: unknown hints 'sofmax' (did you mean softmax?)"},
       {"forward = sofmax", ":12: the op table has no row 'sofmax'"},
   };

@@ -14,20 +14,13 @@ namespace kit {
 
 namespace {
 
-// How close to the exact gradient an answer must be, relative to the gradient's
-// largest element. Every reference solution is well within it; central
-// differences of the forward, at their best step, come no closer than 4e-11
-// (softmax) to 1.4e-9 (log_softmax_ce) wherever the forward is not affine in
-// the input (test_assignments_exact.cpp prints the figures; docs/grading.md).
-constexpr double kExactTolerance = 1e-13;
-
 // The strict comparison with the exact gradient `expected`, with the sizes a factor hint may
 // name: "N, the number of rows of x", "D, the number of columns of x".
 ag::DiagnoseOptions strict_options(const ExerciseSpec& s, const DrawnCase& c, const arma::mat& expected) {
   ag::DiagnoseOptions o;
   const double scale = expected.is_empty() ? 1.0 : std::max(arma::abs(expected).max(), 1e-300);
-  o.atol = kExactTolerance * scale;
-  o.rtol = kExactTolerance;
+  o.atol = s.tolerance * scale;
+  o.rtol = s.tolerance;
   const InputSpec& first = s.inputs.at(0);
   o.sizes.push_back({first.rows + ", the number of rows of " + first.name, double(c.inputs.at(0).n_rows)});
   o.sizes.push_back({first.cols + ", the number of columns of " + first.name, double(c.inputs.at(0).n_cols)});
@@ -63,10 +56,16 @@ bool computed_in_float(const arma::mat& m) {
   return nonzero;
 }
 
-std::string float_hint(const std::string& what, double relative) {
+std::string tolerance_text(double tolerance) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", tolerance);
+  return buf;
+}
+
+std::string float_hint(const std::string& what, double relative, double tolerance) {
   return "your " + what + " matches the exact gradient to " + short_number(relative) + " of its largest element, the "
          "precision of float, and every number in it is a float: the derivation may well be right, but compute it in "
-         "double (arma::mat, not arma::fmat or float); the grader wants 1e-13";
+         "double (arma::mat, not arma::fmat or float); the grader wants " + tolerance_text(tolerance);
 }
 
 namespace {
@@ -85,13 +84,13 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
     const double relative = row.diagnosis.max_abs_error / std::max(arma::abs(expected).max(), 1e-300);
     if (computed_in_float(a.grads[k])) {
       row.result = kSinglePrecision;
-      row.diagnosis.hint = float_hint(row.gradient, relative);
+      row.diagnosis.hint = float_hint(row.gradient, relative, s.tolerance);
       return row;
     }
     row.result = "only approximate";
     row.diagnosis.hint = "your " + row.gradient + " matches the exact gradient only to " + short_number(relative) +
                          " of its largest element, the accuracy of finite differences, not of a derived backward: "
-                         "the grader wants 1e-13, so derive it";
+                         "the grader wants " + tolerance_text(s.tolerance) + ", so derive it";
     return row;
   }
   row.result = ag::mistake_name(row.diagnosis.kind);

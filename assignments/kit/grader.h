@@ -1,7 +1,7 @@
 // The grader's verdict, computed in the trusted parent from the cases it drew
 // and the gradients the student's program sent back: each gradient against
-// the exact one (the tape's own backward, kit::exact_gradients) to 1e-13 of
-// its largest element, closer than finite differences can come, diagnosed
+// the exact one (the tape's own backward, kit::exact_gradients) to the spec's
+// tolerance (1e-13 of its largest element unless it says), closer than finite differences come, diagnosed
 // (ag::diagnose_gradient, then the exercise's own hints), and the gradients
 // used as a custom op on a tape. Nothing the student's program does other
 // than answer with numbers reaches the score.
@@ -42,11 +42,13 @@ struct GradeReport {
 
 // Every element exactly a float, and one of them not zero: an answer computed in single
 // precision (finite differences in double are never all floats). Such an answer may be
-// derived right; its precision, not the method, is what falls short of 1e-13.
+// derived right; its precision, not the method, is what falls short of the tolerance.
 bool computed_in_float(const arma::mat& m);
 // The result "single precision" and its hint, for `what` ("dx", "the dx term of your tangent").
 extern const char* const kSinglePrecision;
-std::string float_hint(const std::string& what, double relative);
+std::string float_hint(const std::string& what, double relative, double tolerance);
+// "1e-13": a tolerance as a hint names it.
+std::string tolerance_text(double tolerance);
 
 // The verdict on `answers` to `cases` (drawn by draw_cases with `seed`);
 // `failure` says why the child stopped, when it did not answer every case.

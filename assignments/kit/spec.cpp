@@ -1,6 +1,7 @@
 #include "assignments/kit/spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,15 @@ double number(const std::string& text, const std::string& where) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0') throw ag::DataError(where + ": expected a number, got '" + text + "'");
+  return v;
+}
+
+// "1e-12": a tolerance, finite and above 0.
+double tolerance(const std::string& text, const std::string& where) {
+  const double v = number(text, where);
+  if (!std::isfinite(v) || v <= 0) {
+    throw ag::DataError(where + ": expected tolerance = a number above 0 (the default is 1e-13), got '" + text + "'");
+  }
   return v;
 }
 
@@ -87,6 +97,7 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
   }
   else if (key == "header") s.header = value;
   else if (key == "hints") s.hints = hints(value, where);
+  else if (key == "tolerance") s.tolerance = tolerance(value, where);
   else if (key == "eps") s.eps = number(value, where);
   else if (key == "sends") s.sends = words(value);
   else if (key == "given") s.given = words(value);
@@ -102,7 +113,8 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
     s.inputs.push_back({w[0], w[1], w[2], number(w[3], where), number(w[4], where)});
   } else {
     throw ag::DataError(where + ": unknown key '" + key +
-                        "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape or banned)");
+                        "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape, banned or "
+                        "tolerance)");
   }
 }
 

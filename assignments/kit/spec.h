@@ -2,7 +2,7 @@
 // "key = value" lines (assignments/README.md, "Adding an exercise"). The spec
 // says which inputs the forward takes and how they are drawn, what the
 // student's program is sent, which gradients carry no points (the stub gives
-// them), which hints apply and the shapes of the cases. Nothing about an
+// them), which hints apply, the shapes of the cases, and the tolerance. Nothing about an
 // exercise is listed anywhere else: the build and `autograd grade` find the
 // folders that hold an exercise.spec.
 #pragma once
@@ -12,6 +12,13 @@
 #include <vector>
 
 namespace kit {
+
+// How close to the exact gradient an answer must be, relative to the gradient's largest element,
+// when the spec sets no `tolerance`. Every reference solution is well within it; central
+// differences of the forward, at their best step, come no closer than 4e-11 (softmax) to 1.4e-9
+// (log_softmax_ce) wherever the forward is not affine in the input (test_assignments_exact.cpp
+// prints the figures; docs/grading.md).
+constexpr double kDefaultTolerance = 1e-13;
 
 // "input = gamma 1 D 0.5 1.5": a 1 x D input drawn uniformly in [0.5, 1.5].
 struct InputSpec {
@@ -44,6 +51,9 @@ struct ExerciseSpec {
   // "banned = none" lifts the policy that refuses complex numbers and wider floats in a backward
   // or JVP exercise (docs/grading.md, "Banned constructs": complex-step is exact, no tolerance catches it).
   bool banned = true;
+  // "tolerance = 1e-12": the exact comparison's atol and rtol, relative to the gradient's largest
+  // element (a JVP exercise: the transpose identity's); kit/grader.cpp.
+  double tolerance = kDefaultTolerance;
 };
 
 // The names `hints =` takes: kit/norm_hints.h's layernorm and rmsnorm (and kit/jvp_hints.h's
