@@ -1,7 +1,8 @@
 // Issue 37, item 6: an exercise owns its settings. Its exercise.spec says the tolerance
-// (`tolerance = 1e-8`); a spec that says it wrongly, names an unknown forward or misspells its
-// hints is refused with its file and line, as a DataError (the command line's status 2, like
-// any other setup error). Graded in this process.
+// (`tolerance = 1e-8`) and what each check is worth (`points = dx 3 tape 2`); a spec that says
+// either wrongly, names an unknown forward or misspells its hints is refused with its file and
+// line, as a DataError (the command line's status 2, like any other setup error). Graded in
+// this process.
 #define BOOST_TEST_MODULE assignments_settings
 #include <boost/test/unit_test.hpp>
 
@@ -112,6 +113,57 @@ BOOST_AUTO_TEST_CASE(a_value_that_is_no_tolerance_is_refused_with_its_line) {
     BOOST_TEST(has(why, "broken/exercise.spec:7: expected"), value << ": " << why);
     BOOST_TEST(why.find('\n') == std::string::npos, why);
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(points)
+
+BOOST_AUTO_TEST_CASE(each_check_of_a_gradient_is_worth_its_points) {
+  const std::string spec = "title = t\nforward = layernorm\neps = 1e-5\ninput = x N D -2 2\ninput = gamma 1 D 0.5 1.5\n"
+                           "input = beta 1 D -1 1\nsends = x gamma dy eps\ngiven = dbeta\ncase = a | N=3 D=5\n"
+                           "case = b | N=4 D=2\n";
+  const kit::Exercise plain = exercise_with("norm", spec);
+  const kit::Answerer zeros = [](const Mats& s) {
+    return Mats{arma::zeros(arma::size(s[0])), arma::zeros(arma::size(s[1])), arma::zeros(arma::size(s[1]))};
+  };
+  BOOST_TEST(kit::grade_in_process(plain, zeros, 1).max_score() == 5);  // dx, dgamma twice, the tape: 1 each
+  const kit::Exercise weighted = exercise_with("norm", spec + "points = dx 3 tape 2\n");
+  const kit::GradeReport r = kit::grade_in_process(weighted, zeros, 1);
+  BOOST_TEST(r.max_score() == 3 + 1 + 3 + 1 + 2, table(r));
+  for (const kit::GradeRow& row : r.rows) {
+    const int want = row.gradient == "dx" ? 3 : row.gradient == "dgamma" ? 1 : row.gradient == "all" ? 2 : 0;
+    BOOST_TEST(row.max_points == want, row.check << " " << row.gradient);
+  }
+  // Right dx and dgamma on case b only: 3 + 1 points.
+  const kit::Answerer on_b = [&weighted](const Mats& s) {
+    if (s[0].n_rows != 4 || s.size() != 4) return Mats{arma::zeros(arma::size(s[0])), arma::zeros(arma::size(s[1])),
+                                                       arma::zeros(arma::size(s[1]))};
+    const std::vector<arma::mat> exact = kit::exact_gradients(weighted, {s[0], s[1], arma::zeros(arma::size(s[1]))}, s[2]);
+    return exact;
+  };
+  const kit::GradeReport part = kit::grade_in_process(weighted, on_b, 1);
+  BOOST_TEST(part.score() == 4, table(part));
+  BOOST_TEST(has(table(part), "3/3"), table(part));
+}
+
+BOOST_AUTO_TEST_CASE(points_for_what_is_no_check_are_refused_with_their_line) {
+  const std::string norm = "title = t\nforward = layernorm\neps = 1e-5\ninput = x N D -2 2\ninput = gamma 1 D 0.5 1.5\n"
+                           "input = beta 1 D -1 1\nsends = x gamma dy eps\ngiven = dbeta\ncase = a | N=3 D=5\n";
+  const std::pair<std::string, std::string> refused[] = {
+      {"points = dy 2", "points for 'dy', which is no check; the checks are dx, dgamma and tape"},
+      {"points = dbeta 2", "points for 'dbeta', which is given (worth no points)"},
+      {"points = dx 0", "expected the points of dx to be a whole number from 1 to 100, got '0'"},
+      {"points = dx 1.5", "expected the points of dx to be a whole number from 1 to 100, got '1.5'"},
+      {"points = dx", "expected 'points = GRADIENT N [GRADIENT N ...]'"},
+      {"points = dx two", "expected a number, got 'two'"},
+  };
+  for (const auto& [line, want] : refused) {
+    const std::string why = refusal(norm + line + "\n");
+    BOOST_TEST(has(why, "broken/exercise.spec:10: " + want), line << ": " << why);
+  }
+  const std::string why = refusal(kSoftmax + "tape = no\npoints = tape 2\n");
+  BOOST_TEST(has(why, "broken/exercise.spec:8: points for 'tape', which is no check; the checks are dx"), why);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

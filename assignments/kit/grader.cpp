@@ -75,7 +75,7 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
   GradeRow row;
   row.check = c.label;
   row.gradient = "d" + s.inputs[k].name;
-  for (const std::string& g : s.given) row.max_points = g == row.gradient ? 0 : row.max_points;
+  row.max_points = points_of(s, row.gradient);
   if (unanswered(row, a, why)) return row;
   const arma::mat expected = exact_gradients(ex, c.inputs, c.dy).at(k);
   row.diagnosis = ag::diagnose_gradient(a.grads[k], expected, strict_options(s, c, expected));
@@ -117,6 +117,7 @@ GradeRow tape_row(const Exercise& ex, const DrawnCase& c, const Answer& a, const
   GradeRow row;
   row.check = c.label;
   row.gradient = "all";
+  row.max_points = points_of(ex.spec, "tape");
   if (unanswered(row, a, why)) return row;
   const std::vector<arma::mat> grads = a.grads;
   const ag::Function op{ex.spec.name + " (yours)", ex.forward,
@@ -146,7 +147,7 @@ GradeRow tape_row(const Exercise& ex, const DrawnCase& c, const Answer& a, const
     }
   }
   row.result = "correct";
-  row.points = 1;
+  row.points = row.max_points;
   return row;
 }
 

@@ -30,7 +30,7 @@ GradeRow row_for(const ExerciseSpec& s, const DrawnCase& c, std::size_t k, const
   GradeRow row;
   row.check = c.label + ", " + check;
   row.gradient = "d" + s.inputs[k].name;
-  for (const std::string& g : s.given) row.max_points = g == row.gradient ? 0 : row.max_points;
+  row.max_points = points_of(s, row.gradient);
   return row;
 }
 

@@ -45,6 +45,24 @@ double tolerance(const std::string& text, const std::string& where) {
   return v;
 }
 
+// "dx 2 dgamma 1 tape 3": pairs of a gradient (or "tape") and a whole number of points from 1 to 100.
+std::map<std::string, int> points(const std::string& value, const std::string& where) {
+  const std::vector<std::string> w = words(value);
+  if (w.empty() || w.size() % 2 != 0) {
+    throw ag::DataError(where + ": expected 'points = GRADIENT N [GRADIENT N ...]' (dx 2 tape 3), got '" + value + "'");
+  }
+  std::map<std::string, int> out;
+  for (std::size_t k = 0; k < w.size(); k += 2) {
+    const double v = number(w[k + 1], where);
+    if (v < 1 || v > 100 || v != int(v)) {
+      throw ag::DataError(where + ": expected the points of " + w[k] + " to be a whole number from 1 to 100, got '" +
+                          w[k + 1] + "'");
+    }
+    out[w[k]] = int(v);
+  }
+  return out;
+}
+
 // "layernorm": one of hint_names(), else a refusal that lists them (and the nearest).
 std::string hints(const std::string& value, const std::string& where) {
   const std::vector<std::string>& known = hint_names();
@@ -98,6 +116,9 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
   else if (key == "header") s.header = value;
   else if (key == "hints") s.hints = hints(value, where);
   else if (key == "tolerance") s.tolerance = tolerance(value, where);
+  else if (key == "points") {
+    for (const auto& [gradient, n] : points(value, where)) s.points[gradient] = n;
+  }
   else if (key == "eps") s.eps = number(value, where);
   else if (key == "sends") s.sends = words(value);
   else if (key == "given") s.given = words(value);
@@ -113,8 +134,26 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
     s.inputs.push_back({w[0], w[1], w[2], number(w[3], where), number(w[4], where)});
   } else {
     throw ag::DataError(where + ": unknown key '" + key +
-                        "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape, banned or "
-                        "tolerance)");
+                        "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape, banned, "
+                        "tolerance or points)");
+  }
+}
+
+// What only the whole spec tells: `points` names a gradient that is not given, or the tape check
+// of a spec that has one. `at`: each key's last line.
+void check_settings(const ExerciseSpec& s, const std::map<std::string, std::string>& at) {
+  for (const auto& [name, n] : s.points) {
+    const bool gradient = std::any_of(s.inputs.begin(), s.inputs.end(), [&](const InputSpec& i) { return "d" + i.name == name; });
+    const bool given = std::find(s.given.begin(), s.given.end(), name) != s.given.end();
+    if ((!gradient && !(name == "tape" && s.tape)) || given) {
+      std::string known;
+      for (const InputSpec& i : s.inputs) {
+        if (std::find(s.given.begin(), s.given.end(), "d" + i.name) == s.given.end()) known += (known.empty() ? "d" : ", d") + i.name;
+      }
+      throw ag::DataError(at.at("points") + ": points for '" + name + "', which is " +
+                          (given ? "given (worth no points)" : "no check") + "; the checks are " + known +
+                          (s.tape ? " and tape" : ""));
+    }
   }
 }
 
@@ -147,6 +186,12 @@ const std::vector<std::string>& hint_names() {
   return names;
 }
 
+int points_of(const ExerciseSpec& s, const std::string& gradient) {
+  if (std::find(s.given.begin(), s.given.end(), gradient) != s.given.end()) return 0;
+  const auto it = s.points.find(gradient);
+  return it == s.points.end() ? 1 : it->second;
+}
+
 unsigned dimension(const ExerciseSpec& spec, const CaseSpec& c, const std::string& field) {
   if (!field.empty() && std::all_of(field.begin(), field.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
     return unsigned(std::stoul(field.substr(0, 3)));
@@ -165,6 +210,7 @@ ExerciseSpec read_spec(const std::string& folder) {
   ExerciseSpec s;
   s.folder = folder;
   s.name = fs::path(folder).filename().string();
+  std::map<std::string, std::string> at;
   int line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -173,10 +219,13 @@ ExerciseSpec read_spec(const std::string& folder) {
     const std::string where = file + ":" + std::to_string(line_no);
     const std::size_t eq = line.find('=');
     if (eq == std::string::npos) throw ag::DataError(where + ": expected 'key = value', got '" + line + "'");
-    set_field(s, trim(line.substr(0, eq)), trim(line.substr(eq + 1)), where);
+    const std::string key = trim(line.substr(0, eq));
+    set_field(s, key, trim(line.substr(eq + 1)), where);
+    at[key] = where;
   }
   if (s.header.empty()) s.header = s.name + ".h";
   check_complete(s, file);
+  check_settings(s, at);
   return s;
 }
 

@@ -2,9 +2,10 @@
 // "key = value" lines (assignments/README.md, "Adding an exercise"). The spec
 // says which inputs the forward takes and how they are drawn, what the
 // student's program is sent, which gradients carry no points (the stub gives
-// them), which hints apply, the shapes of the cases, and the tolerance. Nothing about an
-// exercise is listed anywhere else: the build and `autograd grade` find the
-// folders that hold an exercise.spec.
+// them), which hints apply, the shapes of the cases, and how it is scored: the
+// tolerance and the points of each check. Nothing about an exercise is listed
+// anywhere else: the build and `autograd grade` find the folders that hold an
+// exercise.spec.
 #pragma once
 
 #include <map>
@@ -54,19 +55,27 @@ struct ExerciseSpec {
   // "tolerance = 1e-12": the exact comparison's atol and rtol, relative to the gradient's largest
   // element (a JVP exercise: the transpose identity's); kit/grader.cpp.
   double tolerance = kDefaultTolerance;
+  // "points = dx 2 tape 3": what each check of a gradient (every case's) is worth; "tape" is the
+  // tape check. A gradient not named is worth 1, a given one 0 (points_of).
+  std::map<std::string, int> points;
 };
 
 // The names `hints =` takes: kit/norm_hints.h's layernorm and rmsnorm (and kit/jvp_hints.h's
 // layernorm), kit/softmax_hints.h's softmax.
 const std::vector<std::string>& hint_names();
 
-// Reads FOLDER/exercise.spec; an ag::Error names the file, the line and what was expected.
+// What a check of `gradient` ("dx", or "tape" for the tape check) is worth: 0 when the stub gives
+// it (`given`), its `points` when the spec names it, else 1.
+int points_of(const ExerciseSpec& s, const std::string& gradient);
+
+// Reads FOLDER/exercise.spec; an ag::DataError (a setup error: the command line's status 2)
+// names the file, the line and what was expected.
 ExerciseSpec read_spec(const std::string& folder);
 
 // The exercises under `assignments` (the folders that hold an exercise.spec), sorted.
 std::vector<std::string> exercise_names(const std::string& assignments);
 
-// The size a "rows"/"cols" field stands for in a case; an ag::Error when the case lacks it.
+// The size a "rows"/"cols" field stands for in a case; an ag::DataError when the case lacks it.
 unsigned dimension(const ExerciseSpec& spec, const CaseSpec& c, const std::string& field);
 
 }  // namespace kit
