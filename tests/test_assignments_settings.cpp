@@ -1,8 +1,8 @@
 // Issue 37, item 6: an exercise owns its settings. Its exercise.spec says the tolerance
-// (`tolerance = 1e-8`) and what each check is worth (`points = dx 3 tape 2`); a spec that says
-// either wrongly, names an unknown forward or misspells its hints is refused with its file and
-// line, as a DataError (the command line's status 2, like any other setup error). Graded in
-// this process.
+// (`tolerance = 1e-8`), what each check is worth (`points = dx 3 tape 2`) and which cases the
+// student does not see (`hidden = 2`); a spec that says any of them wrongly, names an unknown
+// forward or misspells its hints is refused with its file and line, as a DataError (the
+// command line's status 2, like any other setup error). Graded in this process.
 #define BOOST_TEST_MODULE assignments_settings
 #include <boost/test/unit_test.hpp>
 
@@ -28,7 +28,7 @@ struct Scratch {
   ~Scratch() { fs::remove_all(scratch()); }
 };
 
-// A softmax exercise with the cases "visible 3x4" and "secret 5x6".
+// A softmax exercise with the cases "visible 3x4" and "secret 5x6", then `extra` lines.
 const std::string kSoftmax = "title = t\nforward = softmax\ninput = x N D -2 2\nsends = y dy\n"
                              "case = visible 3x4 | N=3 D=4\ncase = secret 5x6 | N=5 D=6\n";
 
@@ -58,6 +58,11 @@ arma::mat softmax_dx(const arma::mat& y, const arma::mat& dy) { return y % (dy.e
 // Right to 1e-10 of the gradient: past the default tolerance, within 1e-8.
 kit::Answerer nearly_right() {
   return [](const Mats& s) { return Mats{softmax_dx(s[0], s[1]) * (1 + 1e-10)}; };
+}
+
+// Right on the 3x4 case (and the tape's), the wrong sign on the 5x6 one.
+kit::Answerer wrong_on_secret() {
+  return [](const Mats& s) { return Mats{s[0].n_rows == 5 ? arma::mat(-softmax_dx(s[0], s[1])) : softmax_dx(s[0], s[1])}; };
 }
 
 std::string table(const kit::GradeReport& r) {
@@ -164,6 +169,61 @@ BOOST_AUTO_TEST_CASE(points_for_what_is_no_check_are_refused_with_their_line) {
   }
   const std::string why = refusal(kSoftmax + "tape = no\npoints = tape 2\n");
   BOOST_TEST(has(why, "broken/exercise.spec:8: points for 'tape', which is no check; the checks are dx"), why);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(hidden)
+
+BOOST_AUTO_TEST_CASE(a_hidden_case_counts_but_the_student_sees_only_pass_or_fail) {
+  const kit::Exercise ex = exercise_with("hide", kSoftmax + "hidden = 1\n");
+  const kit::GradeReport r = kit::grade_in_process(ex, wrong_on_secret(), 2);
+  BOOST_TEST(r.score() == 2);  // the visible case and the tape; the hidden case lost its point
+  BOOST_TEST(r.max_score() == 3);
+  // The instructor's report (the CSV, --format json) keeps every row as it is.
+  BOOST_TEST_REQUIRE(r.rows.size() == 3u);
+  BOOST_TEST(r.rows[0].hidden == 0);
+  BOOST_TEST(r.rows[1].hidden == 1);
+  BOOST_TEST(r.rows[1].check == "secret 5x6");
+  BOOST_TEST(r.rows[1].result == "wrong sign");
+  BOOST_TEST(r.rows[2].hidden == 0);  // the tape check, drawn with the visible first case's sizes
+  // The student's: the hidden case is one row, "fail", with no label, diagnosis, hint or points.
+  const std::string text = table(r);
+  BOOST_TEST(has(text, "hidden case 1"), text);
+  BOOST_TEST(has(text, "fail"), text);
+  for (const char* secret : {"secret", "5x6", "wrong sign", "hint:", "0/1"}) BOOST_TEST(!has(text, secret), secret << "\n" << text);
+  BOOST_TEST(has(text, "visible 3x4"), text);
+  BOOST_TEST(has(text, "score: 2/3 (66%)"), text);
+  const kit::GradeReport view = r.student_view();
+  BOOST_TEST(view.score() == 2);
+  BOOST_TEST(view.max_score() == 3);
+  BOOST_TEST(view.rows.at(1).check == "hidden case 1");
+  BOOST_TEST(view.rows.at(1).result == "fail");
+  BOOST_TEST(view.rows.at(1).diagnosis.hint.empty());
+  // Right everywhere: "pass".
+  const kit::GradeReport right = kit::grade_in_process(ex, [](const Mats& s) { return Mats{softmax_dx(s[0], s[1])}; }, 2);
+  BOOST_TEST(has(table(right), "pass"), table(right));
+  BOOST_TEST(right.score() == 3);
+}
+
+BOOST_AUTO_TEST_CASE(every_case_hidden_hides_the_tape_check_too) {
+  const kit::Exercise ex = exercise_with("hide_all", kSoftmax + "hidden = 2\n");
+  const kit::GradeReport r = kit::grade_in_process(ex, wrong_on_secret(), 2);
+  BOOST_TEST_REQUIRE(r.rows.size() == 3u);
+  BOOST_TEST(r.rows[0].hidden == 1);
+  BOOST_TEST(r.rows[1].hidden == 2);
+  BOOST_TEST(r.rows[2].hidden == 3);  // the tape check, drawn with the first case's sizes
+  const std::string text = table(r);
+  for (const char* secret : {"visible", "secret", "on the tape"}) BOOST_TEST(!has(text, secret), secret << "\n" << text);
+  BOOST_TEST(has(text, "hidden case 3"), text);
+}
+
+BOOST_AUTO_TEST_CASE(more_hidden_cases_than_cases_are_refused_with_the_line) {
+  BOOST_TEST(has(refusal(kSoftmax + "hidden = 3\n"), "broken/exercise.spec:7: hidden = 3, but the spec has 2 cases"));
+  for (const char* value : {"-1", "1.5", "two"}) {
+    const std::string why = refusal(kSoftmax + "hidden = " + value + "\n");
+    BOOST_TEST(has(why, "broken/exercise.spec:7: expected"), value << ": " << why);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

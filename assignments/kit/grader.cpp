@@ -163,18 +163,22 @@ GradeReport score(const Exercise& ex, unsigned seed, const std::vector<DrawnCase
   report.failure = answers.error;
   if (!failure.empty()) report.failure += (report.failure.empty() ? "" : "; ") + failure;
   const std::string why = report.failure.empty() ? "your program stopped early" : report.failure;
+  int hidden = 0;  // the hidden cases so far, numbered in the order they are drawn
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Answer& a = i < answers.answers.size() ? answers.answers[i] : Answer{};
+    const std::size_t first = report.rows.size();
     if (ex.spec.kind == "jvp") {
       const std::vector<GradeRow> rows = jvp_rows(ex, cases[i], a, why);
       report.rows.insert(report.rows.end(), rows.begin(), rows.end());
-      continue;
-    }
-    if (cases[i].on_tape) {
+    } else if (cases[i].on_tape) {
       report.rows.push_back(tape_row(ex, cases[i], a, why));
-      continue;
+    } else {
+      for (std::size_t k = 0; k < cases[i].inputs.size(); ++k) report.rows.push_back(gradient_row(ex, cases[i], a, k, why));
     }
-    for (std::size_t k = 0; k < cases[i].inputs.size(); ++k) report.rows.push_back(gradient_row(ex, cases[i], a, k, why));
+    if (is_hidden(ex.spec, cases[i].on_tape ? ex.spec.cases.size() : i)) {
+      ++hidden;
+      for (std::size_t r = first; r < report.rows.size(); ++r) report.rows[r].hidden = hidden;
+    }
   }
   return report;
 }
@@ -229,13 +233,46 @@ std::vector<std::string> GradeReport::hints() const {
   return out;
 }
 
+GradeReport GradeReport::student_view() const {
+  GradeReport view = *this;
+  view.rows.clear();
+  for (const GradeRow& r : rows) {
+    if (r.hidden == 0) {
+      view.rows.push_back(r);
+      continue;
+    }
+    if (view.rows.empty() || view.rows.back().hidden != r.hidden) {
+      GradeRow folded;
+      folded.check = "hidden case " + std::to_string(r.hidden);
+      folded.hidden = r.hidden;
+      folded.max_points = 0;
+      folded.result = "pass";
+      view.rows.push_back(folded);
+    }
+    GradeRow& folded = view.rows.back();
+    folded.points += r.points;
+    folded.max_points += r.max_points;
+    if (!r.diagnosis.correct() || !r.note.empty()) {
+      folded.result = "fail";
+      folded.diagnosis.kind = ag::Mistake::Unrecognised;  // failed, with no hint to give
+    }
+  }
+  return view;
+}
+
 void GradeReport::print(std::ostream& os) const {
+  const GradeReport view = student_view();
   os << "Grading: " << title << "   (statement: assignments/" << exercise << "/statement.md)\n\n";
   os << std::left << "  " << std::setw(30) << "check" << std::setw(10) << column << std::setw(26) << "result"
      << "points\n";
   std::vector<std::string> printed;
-  for (const GradeRow& r : rows) {
-    os << "  " << std::setw(30) << r.check << std::setw(10) << r.gradient << std::setw(26) << r.result;
+  for (const GradeRow& r : view.rows) {
+    os << "  " << std::setw(30) << r.check << std::setw(10) << r.gradient;
+    if (r.hidden > 0) {  // pass or fail, and nothing more: not its points, not a hint
+      os << r.result << "\n";
+      continue;
+    }
+    os << std::setw(26) << r.result;
     if (r.max_points == 0) os << "given (no points)\n";
     else os << r.points << "/" << r.max_points << "\n";
     const std::string hint = r.note.empty() ? r.diagnosis.hint : r.note;

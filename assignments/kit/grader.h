@@ -21,6 +21,7 @@ struct GradeRow {
   std::string check;     // the case: "random 3x5", "on the tape (random 3x5)"
   std::string gradient;  // "dx", or "all" on the tape (a JVP exercise: the tangent's input)
   int points = 0, max_points = 1;  // max_points 0: given by the stub, graded for the hint only
+  int hidden = 0;        // K > 0: a check of hidden case K, which the student sees only as "hidden case K: pass/fail"
   ag::Diagnosis diagnosis;
   std::string result;    // the result column: the mistake's name, or the exercise's name for it
   std::string note;      // what went wrong when it is not a gradient mismatch (unanswered, threw)
@@ -37,7 +38,10 @@ struct GradeReport {
   int percent() const;  // rounded down, so 100 means full marks
   bool found(ag::Mistake kind) const;  // some row was diagnosed as this kind
   std::vector<std::string> hints() const;  // each distinct hint of a row that lost points, in order
-  void print(std::ostream& os) const;  // the score table with a hint under each failed row
+  // What the student may see: the rows of each hidden case folded into one, "hidden case K", whose
+  // result is "pass" or "fail", with the case's points and no label, diagnosis or hint.
+  GradeReport student_view() const;
+  void print(std::ostream& os) const;  // the student's view: the score table with a hint under each failed row
 };
 
 // Every element exactly a float, and one of them not zero: an answer computed in single

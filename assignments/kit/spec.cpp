@@ -63,6 +63,15 @@ std::map<std::string, int> points(const std::string& value, const std::string& w
   return out;
 }
 
+// "2": a number of cases (check_settings checks that the spec has that many).
+std::size_t hidden(const std::string& value, const std::string& where) {
+  const double v = number(value, where);
+  if (!(v >= 0 && v <= 1000) || v != double(std::size_t(v))) {
+    throw ag::DataError(where + ": expected hidden = a number of cases, got '" + value + "'");
+  }
+  return std::size_t(v);
+}
+
 // "layernorm": one of hint_names(), else a refusal that lists them (and the nearest).
 std::string hints(const std::string& value, const std::string& where) {
   const std::vector<std::string>& known = hint_names();
@@ -118,7 +127,7 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
   else if (key == "tolerance") s.tolerance = tolerance(value, where);
   else if (key == "points") {
     for (const auto& [gradient, n] : points(value, where)) s.points[gradient] = n;
-  }
+  } else if (key == "hidden") s.hidden = hidden(value, where);
   else if (key == "eps") s.eps = number(value, where);
   else if (key == "sends") s.sends = words(value);
   else if (key == "given") s.given = words(value);
@@ -135,12 +144,12 @@ void set_field(ExerciseSpec& s, const std::string& key, const std::string& value
   } else {
     throw ag::DataError(where + ": unknown key '" + key +
                         "' (expected title, kind, forward, header, hints, eps, input, sends, given, case, tape, banned, "
-                        "tolerance or points)");
+                        "tolerance, points or hidden)");
   }
 }
 
 // What only the whole spec tells: `points` names a gradient that is not given, or the tape check
-// of a spec that has one. `at`: each key's last line.
+// of a spec that has one; `hidden` is at most the number of cases. `at`: each key's last line.
 void check_settings(const ExerciseSpec& s, const std::map<std::string, std::string>& at) {
   for (const auto& [name, n] : s.points) {
     const bool gradient = std::any_of(s.inputs.begin(), s.inputs.end(), [&](const InputSpec& i) { return "d" + i.name == name; });
@@ -154,6 +163,10 @@ void check_settings(const ExerciseSpec& s, const std::map<std::string, std::stri
                           (given ? "given (worth no points)" : "no check") + "; the checks are " + known +
                           (s.tape ? " and tape" : ""));
     }
+  }
+  if (s.hidden > s.cases.size()) {
+    throw ag::DataError(at.at("hidden") + ": hidden = " + std::to_string(s.hidden) + ", but the spec has " +
+                        std::to_string(s.cases.size()) + " cases");
   }
 }
 
@@ -190,6 +203,10 @@ int points_of(const ExerciseSpec& s, const std::string& gradient) {
   if (std::find(s.given.begin(), s.given.end(), gradient) != s.given.end()) return 0;
   const auto it = s.points.find(gradient);
   return it == s.points.end() ? 1 : it->second;
+}
+
+bool is_hidden(const ExerciseSpec& s, std::size_t k) {
+  return k >= s.cases.size() ? s.hidden == s.cases.size() && s.hidden > 0 : k + s.hidden >= s.cases.size();
 }
 
 unsigned dimension(const ExerciseSpec& spec, const CaseSpec& c, const std::string& field) {

@@ -3,9 +3,9 @@
 // says which inputs the forward takes and how they are drawn, what the
 // student's program is sent, which gradients carry no points (the stub gives
 // them), which hints apply, the shapes of the cases, and how it is scored: the
-// tolerance and the points of each check. Nothing about an exercise is listed
-// anywhere else: the build and `autograd grade` find the folders that hold an
-// exercise.spec.
+// tolerance, the points of each check and the cases hidden from the student.
+// Nothing about an exercise is listed anywhere else: the build and `autograd
+// grade` find the folders that hold an exercise.spec.
 #pragma once
 
 #include <map>
@@ -58,6 +58,9 @@ struct ExerciseSpec {
   // "points = dx 2 tape 3": what each check of a gradient (every case's) is worth; "tape" is the
   // tape check. A gradient not named is worth 1, a given one 0 (points_of).
   std::map<std::string, int> points;
+  // "hidden = 2": the last 2 cases are hidden cases. They count in the score, but the student's
+  // report shows each only as "hidden case K: pass/fail" (GradeReport::student_view).
+  std::size_t hidden = 0;
 };
 
 // The names `hints =` takes: kit/norm_hints.h's layernorm and rmsnorm (and kit/jvp_hints.h's
@@ -67,6 +70,10 @@ const std::vector<std::string>& hint_names();
 // What a check of `gradient` ("dx", or "tape" for the tape check) is worth: 0 when the stub gives
 // it (`given`), its `points` when the spec names it, else 1.
 int points_of(const ExerciseSpec& s, const std::string& gradient);
+
+// Whether the spec's case k is hidden; k = cases.size() is the tape case, drawn with the first
+// case's sizes, and hidden only when every case is.
+bool is_hidden(const ExerciseSpec& s, std::size_t k);
 
 // Reads FOLDER/exercise.spec; an ag::DataError (a setup error: the command line's status 2)
 // names the file, the line and what was expected.
