@@ -109,7 +109,7 @@ int cmd_grade(const std::vector<std::string>& args) {
                      "[--jobs N] [--timeout S]\nBuilds the student's file into a sandboxed program, sends it freshly "
                      "drawn inputs, and scores the gradients it returns, with a hint for each wrong one.\n"
                      "Exit status: 0 full marks (--class, or a --format other than text: the CSV or the document was written), 1 not full marks or the file does "
-                     "not build, 2 bad usage, 3 the grader cannot grade here (no compiler, a noexec TMPDIR, a "
+                     "not build, 2 bad usage or a broken exercise.spec, 3 the grader cannot grade here (no compiler, a noexec TMPDIR, a "
                      "failing sandbox).",
                      options, args, vm, &positional)) {
     return 0;

@@ -158,6 +158,31 @@ BOOST_AUTO_TEST_CASE(adding_an_exercise_is_one_folder) {
   BOOST_TEST(has(m.out, "score: 7/7 (100%)"), m.out);
 }
 
+// Issue 37: a broken exercise.spec is a setup error, as an unknown exercise is: exit 2 (it was 1,
+// the status of "not full marks"), one line naming the spec's file and line, nothing built.
+BOOST_AUTO_TEST_CASE(a_broken_spec_exits_2_naming_its_file_and_line) {
+  const fs::path copy = scratch() / "broken" / "assignments";
+  fs::create_directories(copy);
+  fs::copy(std::string(AUTOGRAD_SOURCE_DIR) + "/assignments/kit", copy / "kit");
+  fs::copy(std::string(AUTOGRAD_SOURCE_DIR) + "/assignments/softmax", copy / "softmax");
+  const std::string spec = slurp(copy / "softmax" / "exercise.spec");
+  const std::string env = "AUTOGRAD_DATA_DIR=" + quote((scratch() / "broken").string());
+  const std::pair<std::string, std::string> broken[] = {
+      {"kind = backward # the default", ":12: expected kind = backward or jvp"},
+      {"tolerance = 0", ":12: expected tolerance = a number above 0"},
+      {"hints = sofmax", ":12: unknown hints 'sofmax' (did you mean softmax?)"},
+      {"forward = sofmax", ":12: the op table has no row 'sofmax'"},
+  };
+  for (const auto& [line, want] : broken) {
+    write(copy / "softmax" / "exercise.spec", spec + line + "\n");
+    const cli_test::Run r = cli_test::run(grade() + quote((copy / "softmax" / "softmax.cpp").string()), env);
+    BOOST_TEST(r.status == 2, line << "\n" << r.out << r.err);
+    BOOST_TEST(has(r.err, "autograd grade: " + (copy / "softmax" / "exercise.spec").string() + want), r.err);
+    BOOST_TEST(r.err.find('\n') == r.err.size() - 1, r.err);  // one line
+    BOOST_TEST(!has(r.out, "building"), r.out);
+  }
+}
+
 // Issue 25: a student folder that is a link, and a .cpp that is a FIFO, were left out without a word.
 // Each is now a row that says why, and the FIFO is never opened for a blocking read.
 BOOST_AUTO_TEST_CASE(linked_folders_and_fifos_get_a_row_saying_why) {

@@ -96,6 +96,44 @@ BOOST_AUTO_TEST_CASE(gradescope_results_for_one_file_from_one_run) {
   BOOST_TEST(broken.at("extra_data").at("status").text == "does not compile");
 }
 
+// Issue 37, item 6: an exercise's own points and hidden cases (`points = dx 2 tape 3`,
+// `hidden = 1`). The student's document (Gradescope's, whose output is the text report) shows
+// the hidden case only as "hidden case 1", failed, with no label, result or hint; the
+// instructor's (json) keeps all of them. Both score it with the spec's points.
+BOOST_AUTO_TEST_CASE(hidden_cases_and_points_as_the_spec_says) {
+  const fs::path data = scratch() / "data" / "assignments";
+  const fs::path source = fs::path(AUTOGRAD_SOURCE_DIR) / "assignments";
+  fs::create_directories(data / "kit");
+  for (const char* f : {"child.h", "child_main.cpp"}) fs::copy_file(source / "kit" / f, data / "kit" / f);
+  fs::copy(source / "softmax", data / "softmax");
+  std::ofstream(data / "softmax" / "exercise.spec", std::ios::app) << "hidden = 1\npoints = dx 2 tape 3\n";
+  const std::string env = "AUTOGRAD_DATA_DIR=" + quote(data.parent_path().string());
+  const std::string file = quote(write("hidden_wrong.cpp", kHead + kWrong).string());
+  const Value student = parsed(grade("--seed 5 --format gradescope " + file, env));
+  BOOST_TEST(student.at("extra_data").at("max_score").number == 4 * 2 + 3);
+  const std::vector<Value>& tests = student.at("tests").items;
+  BOOST_TEST_REQUIRE(tests.size() == 5u);
+  BOOST_TEST(tests[0].at("max_score").number == 2);
+  BOOST_TEST(tests[3].at("name").text == "hidden case 1");
+  BOOST_TEST(tests[3].at("output").text == "fail");
+  BOOST_TEST(tests[3].at("status").text == "failed");
+  BOOST_TEST(tests[3].at("max_score").number == 2);
+  BOOST_TEST(tests[4].at("max_score").number == 3);  // the tape check
+  const std::string& text = student.at("output").text;
+  BOOST_TEST(has(text, "hidden case 1"), text);
+  BOOST_TEST(!has(text, "large logits"), text);
+  BOOST_TEST(has(text, "score: 0/11 (0%)"), text);
+  const Value teacher = parsed(grade("--seed 5 --format json " + file, env));
+  BOOST_TEST(teacher.at("max_score").number == 11);
+  const std::vector<Value>& checks = teacher.at("checks").items;
+  BOOST_TEST_REQUIRE(checks.size() == 5u);
+  BOOST_TEST(checks[3].at("name").text == "large logits 3x4");
+  BOOST_TEST(checks[3].at("hidden_case").number == 1);
+  BOOST_TEST(checks[3].at("result").text == "missing sum term");
+  BOOST_TEST(!checks[3].at("hint").text.empty());
+  BOOST_TEST(checks[0].at("hidden_case").number == 0);
+}
+
 BOOST_AUTO_TEST_CASE(prairielearn_results_for_a_class) {
   const Value doc = parsed(grade_class("prairielearn"));
   BOOST_TEST(doc.at("sandbox").text == expected_sandbox());

@@ -65,7 +65,7 @@ std::string json_object_of(const RunContext& run, const Graded& g) {
     js << (i ? ",\n  " : "\n  ") << "{\"name\": " << ag::json_string(row.check) << ", \"gradient\": "
        << ag::json_string(row.gradient) << ", \"result\": " << ag::json_string(row.result) << ", \"points\": " << row.points
        << ", \"max_points\": " << row.max_points << ", \"passed\": " << (row_passed(row) ? "true" : "false")
-       << ", \"hint\": " << ag::json_string(row_hint(row)) << "}";
+       << ", \"hint\": " << ag::json_string(row_hint(row)) << ", \"hidden_case\": " << row.hidden << "}";
   }
   js << "],\n \"hints\": [";
   const std::vector<std::string> hints = r.hints();

@@ -10,7 +10,8 @@ namespace grading {
 
 namespace {
 
-std::string test_name(const kit::GradeRow& row) { return row.check + ": " + row.gradient; }
+// "random 3x5: dx"; a hidden case's folded row (kit::GradeReport::student_view) is only "hidden case 2".
+std::string test_name(const kit::GradeRow& row) { return row.hidden ? row.check : row.check + ": " + row.gradient; }
 
 // What a test's output says: its result, and the hint when it is wrong.
 std::string row_output(const kit::GradeRow& row) {
@@ -41,7 +42,7 @@ std::string xml_escaped(const std::string& text) {
 bool is_error(const Graded& g) { return g.outcome.status != "graded"; }
 
 void junit_suite(std::ostringstream& xml, const RunContext& run, const Graded& g) {
-  const kit::GradeReport& r = g.outcome.report;
+  const kit::GradeReport r = g.outcome.report.student_view();  // a document the student reads
   int failures = 0, errors = 0;
   for (const kit::GradeRow& row : r.rows) {
     if (!row_passed(row)) ++(is_error(g) ? errors : failures);
@@ -73,7 +74,7 @@ void junit_suite(std::ostringstream& xml, const RunContext& run, const Graded& g
 }  // namespace
 
 std::string gradescope_results(const RunContext& run, const Graded& g) {
-  const kit::GradeReport& r = g.outcome.report;
+  const kit::GradeReport r = g.outcome.report.student_view();  // a document the student reads
   std::ostringstream js;
   js << "{\"score\": " << r.score() << ", \"execution_time\": " << long(std::ceil(g.outcome.seconds))
      << ", \"output\": " << ag::json_string(student_text(run, g)) << ",\n \"output_format\": \"text\", \"visibility\": "
@@ -91,7 +92,7 @@ std::string gradescope_results(const RunContext& run, const Graded& g) {
 }
 
 std::string prairielearn_results(const RunContext& run, const Graded& g) {
-  const kit::GradeReport& r = g.outcome.report;
+  const kit::GradeReport r = g.outcome.report.student_view();  // a document the student reads
   const double score = gradable(g.outcome) && r.max_score() > 0 ? double(r.score()) / r.max_score() : 0.0;
   const std::string message = gradable(g.outcome) ? "score " + std::to_string(r.score()) + "/" +
                                                         std::to_string(r.max_score()) + " (seed " +
@@ -104,7 +105,7 @@ std::string prairielearn_results(const RunContext& run, const Graded& g) {
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const kit::GradeRow& row = r.rows[i];
     js << (i ? ",\n  " : "\n  ") << "{\"name\": " << ag::json_string(row.check) << ", \"description\": "
-       << ag::json_string(r.column + " " + row.gradient) << ", \"points\": " << row.points << ", \"max_points\": "
+       << ag::json_string(row.hidden ? "hidden case" : r.column + " " + row.gradient) << ", \"points\": " << row.points << ", \"max_points\": "
        << row.max_points << ", \"message\": " << ag::json_string(row.result) << ", \"output\": "
        << ag::json_string(row_hint(row)) << "}";
   }
@@ -117,9 +118,10 @@ std::string junit_document(const RunContext& run, const std::vector<Graded>& all
   int failures = 0, errors = 0;
   double seconds = 0;
   for (const Graded& g : all) {
-    tests += g.outcome.report.rows.size();
+    const kit::GradeReport r = g.outcome.report.student_view();
+    tests += r.rows.size();
     seconds += g.outcome.seconds;
-    for (const kit::GradeRow& row : g.outcome.report.rows) {
+    for (const kit::GradeRow& row : r.rows) {
       if (!row_passed(row)) ++(is_error(g) ? errors : failures);
     }
   }

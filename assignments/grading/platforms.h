@@ -1,5 +1,6 @@
 // The course platforms' documents (formats.h says which), and what they share
-// with the json format. Internal to the grader library.
+// with the json format. Internal to the grader library. These three are read by the student, so
+// they hold kit::GradeReport::student_view(): each hidden case one test, "hidden case K", pass or fail.
 #pragma once
 
 #include <string>

@@ -19,7 +19,7 @@ using TapeForward = std::function<ag::Var(const std::vector<ag::Var>&)>;
 TapeForward op_table_forward(const ExerciseSpec& s) {
   const ag::OpRow& row = ag::row_named(s.forward);
   if (row.inputs.size() != s.inputs.size()) {
-    throw ag::Error("exercise " + s.name + ": the forward '" + s.forward + "' takes " +
+    throw ag::Error("the forward '" + s.forward + "' takes " +
                     std::to_string(row.inputs.size()) + " inputs, the spec lists " + std::to_string(s.inputs.size()));
   }
   std::vector<double> constants = ag::default_constants(row);
@@ -116,7 +116,12 @@ void add_tangents(DrawnCase& c, ag::Rng& rng) {
 Exercise load_exercise(const std::string& assignments, const std::string& name) {
   Exercise ex;
   ex.spec = read_spec((std::filesystem::path(assignments) / name).string());
-  ex.tape_forward = tape_forward_of(ex.spec);
+  try {
+    ex.tape_forward = tape_forward_of(ex.spec);
+  } catch (const ag::Error& e) {  // no such forward, or a row that takes other inputs: the spec is wrong, so it is named
+    throw ag::DataError(ex.spec.forward_at + ": " + e.what() +
+                        " (a forward is softmax, layernorm, rmsnorm, linear, engine_graph or an op-table row)");
+  }
   ex.forward = forward_of(ex.spec, ex.tape_forward);
   return ex;
 }

@@ -14,20 +14,13 @@ namespace kit {
 
 namespace {
 
-// How close to the exact gradient an answer must be, relative to the gradient's
-// largest element. Every reference solution is well within it; central
-// differences of the forward, at their best step, come no closer than 4e-11
-// (softmax) to 1.4e-9 (log_softmax_ce) wherever the forward is not affine in
-// the input (test_assignments_exact.cpp prints the figures; docs/grading.md).
-constexpr double kExactTolerance = 1e-13;
-
 // The strict comparison with the exact gradient `expected`, with the sizes a factor hint may
 // name: "N, the number of rows of x", "D, the number of columns of x".
 ag::DiagnoseOptions strict_options(const ExerciseSpec& s, const DrawnCase& c, const arma::mat& expected) {
   ag::DiagnoseOptions o;
   const double scale = expected.is_empty() ? 1.0 : std::max(arma::abs(expected).max(), 1e-300);
-  o.atol = kExactTolerance * scale;
-  o.rtol = kExactTolerance;
+  o.atol = s.tolerance * scale;
+  o.rtol = s.tolerance;
   const InputSpec& first = s.inputs.at(0);
   o.sizes.push_back({first.rows + ", the number of rows of " + first.name, double(c.inputs.at(0).n_rows)});
   o.sizes.push_back({first.cols + ", the number of columns of " + first.name, double(c.inputs.at(0).n_cols)});
@@ -63,10 +56,16 @@ bool computed_in_float(const arma::mat& m) {
   return nonzero;
 }
 
-std::string float_hint(const std::string& what, double relative) {
+std::string tolerance_text(double tolerance) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", tolerance);
+  return buf;
+}
+
+std::string float_hint(const std::string& what, double relative, double tolerance) {
   return "your " + what + " matches the exact gradient to " + short_number(relative) + " of its largest element, the "
          "precision of float, and every number in it is a float: the derivation may well be right, but compute it in "
-         "double (arma::mat, not arma::fmat or float); the grader wants 1e-13";
+         "double (arma::mat, not arma::fmat or float); the grader wants " + tolerance_text(tolerance);
 }
 
 namespace {
@@ -76,7 +75,7 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
   GradeRow row;
   row.check = c.label;
   row.gradient = "d" + s.inputs[k].name;
-  for (const std::string& g : s.given) row.max_points = g == row.gradient ? 0 : row.max_points;
+  row.max_points = points_of(s, row.gradient);
   if (unanswered(row, a, why)) return row;
   const arma::mat expected = exact_gradients(ex, c.inputs, c.dy).at(k);
   row.diagnosis = ag::diagnose_gradient(a.grads[k], expected, strict_options(s, c, expected));
@@ -85,13 +84,13 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
     const double relative = row.diagnosis.max_abs_error / std::max(arma::abs(expected).max(), 1e-300);
     if (computed_in_float(a.grads[k])) {
       row.result = kSinglePrecision;
-      row.diagnosis.hint = float_hint(row.gradient, relative);
+      row.diagnosis.hint = float_hint(row.gradient, relative, s.tolerance);
       return row;
     }
     row.result = "only approximate";
     row.diagnosis.hint = "your " + row.gradient + " matches the exact gradient only to " + short_number(relative) +
                          " of its largest element, the accuracy of finite differences, not of a derived backward: "
-                         "the grader wants 1e-13, so derive it";
+                         "the grader wants " + tolerance_text(s.tolerance) + ", so derive it";
     return row;
   }
   row.result = ag::mistake_name(row.diagnosis.kind);
@@ -118,6 +117,7 @@ GradeRow tape_row(const Exercise& ex, const DrawnCase& c, const Answer& a, const
   GradeRow row;
   row.check = c.label;
   row.gradient = "all";
+  row.max_points = points_of(ex.spec, "tape");
   if (unanswered(row, a, why)) return row;
   const std::vector<arma::mat> grads = a.grads;
   const ag::Function op{ex.spec.name + " (yours)", ex.forward,
@@ -147,7 +147,7 @@ GradeRow tape_row(const Exercise& ex, const DrawnCase& c, const Answer& a, const
     }
   }
   row.result = "correct";
-  row.points = 1;
+  row.points = row.max_points;
   return row;
 }
 
@@ -163,18 +163,22 @@ GradeReport score(const Exercise& ex, unsigned seed, const std::vector<DrawnCase
   report.failure = answers.error;
   if (!failure.empty()) report.failure += (report.failure.empty() ? "" : "; ") + failure;
   const std::string why = report.failure.empty() ? "your program stopped early" : report.failure;
+  int hidden = 0;  // the hidden cases so far, numbered in the order they are drawn
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Answer& a = i < answers.answers.size() ? answers.answers[i] : Answer{};
+    const std::size_t first = report.rows.size();
     if (ex.spec.kind == "jvp") {
       const std::vector<GradeRow> rows = jvp_rows(ex, cases[i], a, why);
       report.rows.insert(report.rows.end(), rows.begin(), rows.end());
-      continue;
-    }
-    if (cases[i].on_tape) {
+    } else if (cases[i].on_tape) {
       report.rows.push_back(tape_row(ex, cases[i], a, why));
-      continue;
+    } else {
+      for (std::size_t k = 0; k < cases[i].inputs.size(); ++k) report.rows.push_back(gradient_row(ex, cases[i], a, k, why));
     }
-    for (std::size_t k = 0; k < cases[i].inputs.size(); ++k) report.rows.push_back(gradient_row(ex, cases[i], a, k, why));
+    if (is_hidden(ex.spec, cases[i].on_tape ? ex.spec.cases.size() : i)) {
+      ++hidden;
+      for (std::size_t r = first; r < report.rows.size(); ++r) report.rows[r].hidden = hidden;
+    }
   }
   return report;
 }
@@ -229,13 +233,46 @@ std::vector<std::string> GradeReport::hints() const {
   return out;
 }
 
+GradeReport GradeReport::student_view() const {
+  GradeReport view = *this;
+  view.rows.clear();
+  for (const GradeRow& r : rows) {
+    if (r.hidden == 0) {
+      view.rows.push_back(r);
+      continue;
+    }
+    if (view.rows.empty() || view.rows.back().hidden != r.hidden) {
+      GradeRow folded;
+      folded.check = "hidden case " + std::to_string(r.hidden);
+      folded.hidden = r.hidden;
+      folded.max_points = 0;
+      folded.result = "pass";
+      view.rows.push_back(folded);
+    }
+    GradeRow& folded = view.rows.back();
+    folded.points += r.points;
+    folded.max_points += r.max_points;
+    if (!r.diagnosis.correct() || !r.note.empty()) {
+      folded.result = "fail";
+      folded.diagnosis.kind = ag::Mistake::Unrecognised;  // failed, with no hint to give
+    }
+  }
+  return view;
+}
+
 void GradeReport::print(std::ostream& os) const {
+  const GradeReport view = student_view();
   os << "Grading: " << title << "   (statement: assignments/" << exercise << "/statement.md)\n\n";
   os << std::left << "  " << std::setw(30) << "check" << std::setw(10) << column << std::setw(26) << "result"
      << "points\n";
   std::vector<std::string> printed;
-  for (const GradeRow& r : rows) {
-    os << "  " << std::setw(30) << r.check << std::setw(10) << r.gradient << std::setw(26) << r.result;
+  for (const GradeRow& r : view.rows) {
+    os << "  " << std::setw(30) << r.check << std::setw(10) << r.gradient;
+    if (r.hidden > 0) {  // pass or fail, and nothing more: not its points, not a hint
+      os << r.result << "\n";
+      continue;
+    }
+    os << std::setw(26) << r.result;
     if (r.max_points == 0) os << "given (no points)\n";
     else os << r.points << "/" << r.max_points << "\n";
     const std::string hint = r.note.empty() ? r.diagnosis.hint : r.note;

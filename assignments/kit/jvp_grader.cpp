@@ -12,8 +12,8 @@ namespace {
 // The transpose identity holds to rounding for a derived JVP (a gap below
 // 1e-15); central differences of the forward along v, at their best step, leave
 // a gap of 9e-12 or more (test_assignments_jvp.cpp asserts both and prints the
-// figures), so a "JVP" that only differentiates numerically fails it.
-constexpr double kTransposeTolerance = 1e-13;
+// figures), so a "JVP" that only differentiates numerically fails the spec's
+// tolerance (kDefaultTolerance, 1e-13, unless it says).
 // Central differences with h = 1e-5 err by h^2 f''' / 6 plus rounding / h, below
 // 1e-8 of the largest element on these inputs (asserted there too): 1e-6 leaves
 // room for a row of small variance (a large rstd) and still catches every wrong
@@ -30,7 +30,7 @@ GradeRow row_for(const ExerciseSpec& s, const DrawnCase& c, std::size_t k, const
   GradeRow row;
   row.check = c.label + ", " + check;
   row.gradient = "d" + s.inputs[k].name;
-  for (const std::string& g : s.given) row.max_points = g == row.gradient ? 0 : row.max_points;
+  row.max_points = points_of(s, row.gradient);
   return row;
 }
 
@@ -70,13 +70,13 @@ Verdict verdict_of(const Exercise& ex, const DrawnCase& c, std::size_t k, const 
   } else if (v.diagnosis.correct() && computed_in_float(yours)) {
     v.diagnosis.kind = ag::Mistake::Unrecognised;
     v.result = kSinglePrecision;
-    v.diagnosis.hint = float_hint("d" + ex.spec.inputs[k].name + " term of your tangent", gap);
+    v.diagnosis.hint = float_hint("d" + ex.spec.inputs[k].name + " term of your tangent", gap, ex.spec.tolerance);
   } else if (v.diagnosis.correct()) {
     v.diagnosis.kind = ag::Mistake::Unrecognised;
     v.result = "only approximate";
     v.diagnosis.hint = "the d" + ex.spec.inputs[k].name + " term of your tangent meets the transpose identity only to " +
                        short_number(gap) + ", the accuracy of finite differences, not of a derived JVP: "
-                       "the grader wants 1e-13, so derive it";
+                       "the grader wants " + tolerance_text(ex.spec.tolerance) + ", so derive it";
   } else {
     v.result = ag::mistake_name(v.diagnosis.kind);
     if (v.diagnosis.kind == ag::Mistake::ConstantFactor) v.result += " " + v.diagnosis.factor_text;
@@ -141,11 +141,12 @@ std::vector<GradeRow> jvp_rows(const Exercise& ex, const DrawnCase& c, const Ans
       const arma::mat fd = difference_jvp(ex, c, k);
       const bool fd_ok = arma::size(yours) == arma::size(fd) && yours.is_finite() &&
                          arma::abs(yours - fd).max() <= kDifferenceTolerance * std::max(arma::abs(fd).max(), 1e-300);
-      const Verdict v = gap <= kTransposeTolerance && fd_ok ? Verdict{} : verdict_of(ex, c, k, yours, expected[k], gap);
-      if (gap <= kTransposeTolerance) pass(transpose);
+      const double tolerance = ex.spec.tolerance;
+      const Verdict v = gap <= tolerance && fd_ok ? Verdict{} : verdict_of(ex, c, k, yours, expected[k], gap);
+      if (gap <= tolerance) pass(transpose);
       else fail(transpose, v);
       if (fd_ok) pass(differences);
-      else if (gap > kTransposeTolerance) fail(differences, v);
+      else if (gap > tolerance) fail(differences, v);
       else {  // exact by the reference, yet far from the differences: name it plainly
         differences.diagnosis.kind = ag::Mistake::Unrecognised;
         differences.result = "differs from differences";

@@ -7,7 +7,7 @@
 // Each answer J_k v_k is checked twice, one point each:
 //   transpose    <u, yours> = <J_k^T u, v_k> for three random u, where J^T u is
 //                the trusted reference VJP (the tape's own backward of the same
-//                forward, kit::exact_gradients), to 1e-13 of the Cauchy-Schwarz
+//                forward, kit::exact_gradients), to the spec's tolerance (1e-13) of the Cauchy-Schwarz
 //                size |u| |J v| + |J^T u| |v|: closer than finite differences come;
 //   differences  yours against central differences of the forward along v_k,
 //                (f(x + h v) - f(x - h v)) / 2h, to 1e-6 of their largest element:
