@@ -76,14 +76,8 @@ std::size_t hidden(const std::string& value, const std::string& where) {
 std::string hints(const std::string& value, const std::string& where) {
   const std::vector<std::string>& known = hint_names();
   if (std::find(known.begin(), known.end(), value) != known.end()) return value;
-  std::string list, nearest;
-  std::size_t best = 3;  // "did you mean" only for a name at most 2 edits away
-  for (const std::string& n : known) {
-    list += (list.empty() ? "" : ", ") + n;
-    if (ag::edit_distance(value, n) < best) best = ag::edit_distance(value, n), nearest = n;
-  }
-  throw ag::DataError(where + ": unknown hints '" + value + "'" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)") +
-                      "; the hints are " + list);
+  throw ag::DataError(where + ": unknown hints '" + value + "'" + ag::did_you_mean(value, known) + "; the hints are " +
+                      ag::join(known, ", "));
 }
 
 // "label | N=3 D=5 | x+50"
