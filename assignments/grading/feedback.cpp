@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include "assignments/grading/csv_log.h"
 #include "assignments/grading/text.h"
@@ -27,8 +28,9 @@ std::string number(double x) {
   return buf;
 }
 
-// One check: its result and points, the two numbers where yours is furthest off, and its hint.
-void write_check(std::ostream& os, const kit::GradeRow& r) {
+// One check: its result and points, the two numbers where yours is furthest off, and its hint
+// (each hint once, under the first check that needs it, as on the terminal).
+void write_check(std::ostream& os, const kit::GradeRow& r, std::vector<std::string>& hinted) {
   os << "  " << r.check << ", " << r.gradient << ": " << r.result << " ("
      << (r.max_points == 0 ? "given, no points" : std::to_string(r.points) + "/" + std::to_string(r.max_points)) << ")\n";
   const ag::Diagnosis& d = r.diagnosis;
@@ -39,7 +41,9 @@ void write_check(std::ostream& os, const kit::GradeRow& r) {
        << number(d.worst_expected) << ", yours " << number(d.worst_yours) << " (off by " << gap << ")\n";
   }
   const std::string hint = r.note.empty() ? d.hint : r.note;
-  if (!d.correct() && !hint.empty()) os << "      hint: " << as_text(hint, false) << "\n";
+  if (d.correct() || hint.empty() || std::find(hinted.begin(), hinted.end(), hint) != hinted.end()) return;
+  os << "      hint: " << as_text(hint, false) << "\n";
+  hinted.push_back(hint);
 }
 
 }  // namespace
@@ -87,7 +91,8 @@ std::string feedback_text(const Graded& g) {
   });
   if (answered) {
     os << "\nEach check (where one is wrong: the element furthest from the exact gradient):\n";
-    for (const kit::GradeRow& row : r.rows) write_check(os, row);
+    std::vector<std::string> hinted;
+    for (const kit::GradeRow& row : r.rows) write_check(os, row, hinted);
   }
   const std::vector<std::string> mistakes = mistake_names(out);
   os << "\nmistakes: ";
