@@ -198,6 +198,16 @@ Diagnosis diagnose_gradient(const arma::mat& yours, const arma::mat& expected, c
   const arma::umat ok = close_mask(yours, expected, o);
   d.correct_elements = arma::accu(ok);
   d.max_abs_error = expected.n_elem ? arma::abs(yours - expected).max() : 0.0;
+  if (expected.n_elem) {
+    arma::mat gap = arma::abs(yours - expected);
+    gap.replace(arma::datum::nan, arma::datum::inf);
+    const arma::uword at = gap.index_max();
+    d.elementwise = true;
+    d.worst_row = at % expected.n_rows;
+    d.worst_col = at / expected.n_rows;
+    d.worst_yours = yours(at);
+    d.worst_expected = expected(at);
+  }
   if (!yours.is_finite()) {
     d.kind = Mistake::NotFinite;
     d.hint = "Yours contains NaN or inf: a division by zero, or a log/sqrt of a negative number?";

@@ -47,6 +47,11 @@ struct Diagnosis {
   int broadcast_dim = -1;        // MissingBroadcastSum: 0 = summed down the rows, 1 = across the columns, 2 = both
   arma::uword correct_elements = 0, total_elements = 0;
   double max_abs_error = 0;      // when the shapes match
+  // When the shapes match: the element where yours is furthest from the expected one (a NaN
+  // or inf counts as furthest), the numbers a student compares first.
+  bool elementwise = false;
+  arma::uword worst_row = 0, worst_col = 0;
+  double worst_yours = 0, worst_expected = 0;
   std::string hint;              // one or two sentences for the student
   bool correct() const { return kind == Mistake::None; }
 };

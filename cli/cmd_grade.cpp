@@ -17,6 +17,7 @@
 #include "assignments/grading/class.h"
 #include "assignments/grading/formats.h"
 #include "assignments/grading/run.h"
+#include "train/plot.h"
 
 namespace cli {
 
@@ -49,6 +50,22 @@ int grade_one(const std::string& file, const std::string& name, const ClassOptio
 }  // namespace
 
 namespace {
+
+// The class's mistakes as a bar chart beside the CSV: drawn here, because the grading library
+// may not link the plotting one. Without gnuplot, one line says so; the table is written anyway.
+void draw_mistakes(const ClassRun& run, std::ostream& log) {
+  if (run.chart.empty()) return;
+  if (run.mistakes.empty()) {
+    log << "no mistakes to chart\n";
+    return;
+  }
+  std::vector<ag::Bar> bars;
+  for (const MistakeCount& m : run.mistakes) bars.push_back({m.mistake, double(m.students.size())});
+  const ag::PlotResult drawn = ag::plot_bars(run.chart.string(), bars, run.chart_title, "students");
+  log << (drawn.written ? "the mistakes charted in " + ag::printable(run.chart.string()) : ag::printable(drawn.message))
+      << "\n" << std::flush;
+}
+
 int grade_files(const std::string& file, const std::string& exercise, const std::string& class_dir,
                 const std::string& csv, ClassOptions& o);
 }  // namespace
@@ -92,7 +109,8 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("file", po::value(&a.file), "the student's .cpp file (e.g. assignments/softmax/softmax.cpp)")
       ("exercise", po::value(&a.exercise), "the exercise (a folder of assignments/; default: from the file)")
       ("class", po::value(&a.class_dir), "grade every .cpp file (or student folder) in this folder")
-      ("csv", po::value(&a.csv), "with --class: write one row per submission to this CSV file")
+      ("csv", po::value(&a.csv), "with --class: write one row per submission to this CSV file, and beside it "
+       "NAME.feedback/ (a file per student), NAME.mistakes.txt and NAME.mistakes.png (docs/grading.md)")
       ("resume", po::bool_switch(&a.resume), "with --class and --csv: keep the CSV's rows (a run stopped by Ctrl-C) "
        "and grade only the students without one")
       ("jobs", po::value(&a.jobs)->default_value(1), "with --class: submissions graded at the same time")
@@ -140,7 +158,8 @@ int grade_files(const std::string& file, const std::string& exercise, const std:
     o.dir = class_dir;
     o.csv = csv;
     o.exercise = exercise_of(fs::path(class_dir) / "x.cpp", exercise);
-    return grade_class(o);
+    draw_mistakes(grade_class(o), o.format == Format::Text ? std::cout : std::cerr);
+    return 0;
   }
   if (!csv.empty() || o.resume) throw UsageError(std::string(o.resume ? "--resume" : "--csv") + " goes with --class DIR");
   if (file.empty()) throw UsageError("which file? autograd grade FILE.cpp");

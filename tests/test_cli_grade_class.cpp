@@ -1,6 +1,7 @@
 // `autograd grade --class`: a folder with a correct, a wrong, a cheating, a
 // broken and a hostile-named submission, and a student folder, graded into a
-// CSV that a spreadsheet reads back exactly; and "Adding an exercise" from
+// CSV that a spreadsheet reads back exactly, a feedback file per student and the
+// class's mistakes (a table, and a chart drawn by gnuplot); and "Adding an exercise" from
 // assignments/README.md, followed step by step in a temporary copy.
 #define BOOST_TEST_MODULE cli_grade_class
 #include <boost/test/unit_test.hpp>
@@ -10,7 +11,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <set>
 
 #include "cli_grade.h"  // sandbox_option
 #include "cli_run.h"
@@ -66,6 +70,60 @@ const std::string kHead = "#include <cstdio>\n#include <unistd.h>\n#include \"as
 const std::string kRight = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) {\n"
                            "  const arma::vec s = arma::sum(dy % y, 1);\n  return y % (dy.each_col() - s);\n}\n";
 
+// Issue 37: a feedback file per student beside the CSV, each named for its student and
+// inside the folder, with only harmless text in it.
+void check_feedback(const fs::path& folder) {
+  std::set<std::string> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder)) files.insert(e.path().filename().string());
+  const std::set<std::string> names = {"right.cpp.txt", "twice.cpp.txt", "cheat.cpp.txt", "broken.cpp.txt",
+                                          "alice.txt", "link.cpp.txt", "evil, \"quoted\"\\x0aname.cpp.txt"};
+  BOOST_TEST((files == names), [&] { std::string s; for (const std::string& f : files) s += f + " | "; return s; }());
+  for (const std::string& f : files) {
+    const std::string text = slurp(folder / f);
+    BOOST_TEST(text.find_first_of("\x1b\r") == std::string::npos, f);
+    BOOST_TEST(has(text, "inputs drawn with seed "), f << ":\n" << text);
+  }
+  const std::string twice = slurp(folder / "twice.cpp.txt");
+  BOOST_TEST(has(twice, "  | debug \\x1b[2J \\xc2\\x9b \\xff\n"), twice);  // its own output, escaped
+  BOOST_TEST(twice.find_first_of("\xc2\xff") == std::string::npos, twice);
+  BOOST_TEST(has(twice, "random 3x5, dx: constant factor 2 (0/1)"), twice);
+  BOOST_TEST(has(twice, "hint: Off by a constant factor: yours = 2 x expected"), twice);
+  BOOST_TEST(has(twice, "mistakes: constant factor 2"), twice);
+  // The two numbers at the element furthest off: yours is twice the expected one.
+  const std::size_t at = twice.find("(counting from 0): expected ");
+  BOOST_TEST_REQUIRE(at != std::string::npos, twice);
+  double expected = 0, yours = 0;
+  BOOST_TEST_REQUIRE(std::sscanf(twice.c_str() + at, "(counting from 0): expected %lf, yours %lf", &expected, &yours) == 2);
+  BOOST_TEST(expected != 0);
+  BOOST_TEST(yours == 2 * expected, boost::test_tools::tolerance(1e-12));
+  const std::string broken = slurp(folder / "broken.cpp.txt");
+  BOOST_TEST(has(broken, "result: does not compile, 0/"), broken);
+  BOOST_TEST(has(broken, "The compiler said:\n  | "), broken);
+  BOOST_TEST(has(broken, "error"), broken);
+  BOOST_TEST(has(slurp(folder / "cheat.cpp.txt"), "expected 'autograd-answer', got 'score:'"));
+  BOOST_TEST(has(slurp(folder / "link.cpp.txt"), "symbolic link"));
+  BOOST_TEST(has(slurp(folder / "alice.txt"), "Feedback on alice/softmax.cpp"));
+  BOOST_TEST(has(slurp(folder / "alice.txt"), "mistakes: none"));
+  BOOST_TEST(has(slurp(folder / ("evil, \"quoted\"\\x0aname.cpp.txt")), "Feedback on evil, \"quoted\"\\x0aname.cpp"));
+}
+
+// Issue 37: the class's mistakes counted, printed at the end of the run, written as a table and drawn by gnuplot.
+void check_mistakes(const fs::path& out, const std::string& printed) {
+  const std::string table = slurp(out / "scores.mistakes.txt");
+  BOOST_TEST(has(printed, table), printed);
+  BOOST_TEST(has(table, "7 submissions, 3 with full marks"), table);
+  for (const char* row : {"constant factor 2  twice.cpp", "does not compile   broken.cpp",
+                                 "malformed answer   cheat.cpp", "refused            link.cpp"}) {
+    BOOST_TEST(has(table, std::string("  1         ") + row + "\n"), row << "\n" << table);
+  }
+  BOOST_TEST(has(printed, "feedback for each student in "), printed);
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) return;  // the test without gnuplot is below
+  const std::string png = slurp(out / "scores.mistakes.png");
+  BOOST_TEST(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+  BOOST_TEST(png.size() > 5000u);  // a drawing, not an empty frame
+  BOOST_TEST(has(printed, "the mistakes charted in "), printed);
+}
+
 }  // namespace
 
 BOOST_TEST_GLOBAL_FIXTURE(Scratch);
@@ -74,7 +132,9 @@ BOOST_AUTO_TEST_CASE(a_class_folder_becomes_one_csv_row_per_submission) {
   const fs::path dir = scratch() / "class";
   const std::string hostile = "evil, \"quoted\"\nname.cpp";
   write(dir / "right.cpp", kHead + kRight);
+  // It also prints an ESC, a C1 control (CSI) and a byte that is not UTF-8: its feedback file shows them escaped.
   write(dir / "twice.cpp", kHead + "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) {\n"
+                                   "  std::fputs(\"debug \\x1b[2J \\xc2\\x9b \\xff\\n\", stderr);\n"
                                    "  const arma::vec s = arma::sum(dy % y, 1);\n  return 2 * y % (dy.each_col() - s);\n}\n");
   write(dir / "cheat.cpp", kHead + "static int c = [] { std::printf(\"score: 5/5 (100%%)\\n\"); std::fflush(stdout);"
                                    " _exit(0); return 0; }();\n" + kRight);
@@ -111,6 +171,8 @@ BOOST_AUTO_TEST_CASE(a_class_folder_becomes_one_csv_row_per_submission) {
   BOOST_TEST(has(col("link.cpp", 1), "symbolic link"));
   BOOST_TEST(has(r.out, "submission"));  // the summary table
   BOOST_TEST(has(r.out, "evil, \"quoted\"\\x0aname.cpp"));  // one line per submission, even for this name
+  check_feedback(scratch() / "scores.feedback");
+  check_mistakes(scratch(), r.out);
 }
 
 // assignments/README.md, "Adding an exercise", done in a copy: a folder with a
@@ -185,6 +247,8 @@ BOOST_AUTO_TEST_CASE(a_broken_spec_exits_2_naming_its_file_and_line) {
 
 // Issue 25: a student folder that is a link, and a .cpp that is a FIFO, were left out without a word.
 // Each is now a row that says why, and the FIFO is never opened for a blocking read.
+// Run without gnuplot on the PATH (the compiler is named by its full path): one line says the
+// chart was not drawn, and the table of mistakes is written all the same.
 BOOST_AUTO_TEST_CASE(linked_folders_and_fifos_get_a_row_saying_why) {
   const fs::path dir = scratch() / "odd";
   write(dir / "right.cpp", kHead + kRight);
@@ -197,8 +261,13 @@ BOOST_AUTO_TEST_CASE(linked_folders_and_fifos_get_a_row_saying_why) {
   BOOST_TEST_REQUIRE(::mkfifo((dir / "dave" / "work.cpp").c_str(), 0644) == 0);
   const fs::path csv = scratch() / "odd.csv";
   const cli_test::Run r = cli_test::run(grade() + "--class " + quote(dir.string()) + " --exercise softmax --csv " +
-                                        quote(csv.string()) + " --timeout 30");  // generous, for a loaded machine
+                                        quote(csv.string()) + " --timeout 30",  // generous, for a loaded machine
+                                        "PATH=/nonexistent");
   BOOST_TEST_REQUIRE(r.status == 0, r.out << r.err);
+  BOOST_TEST(has(r.out, "gnuplot was not found, so " + (scratch() / "odd.mistakes.png").string() + " was not drawn"), r.out);
+  BOOST_TEST(!fs::exists(scratch() / "odd.mistakes.png"));
+  BOOST_TEST(has(slurp(scratch() / "odd.mistakes.txt"), "  4         refused  bob, carol/softmax.cpp, dave/work.cpp and 1 more\n"),
+             slurp(scratch() / "odd.mistakes.txt"));
   const std::vector<std::vector<std::string>> rows = parse_csv(slurp(csv));
   BOOST_TEST_REQUIRE(rows.size() == 6u, slurp(csv));  // the header and 5 rows
   std::map<std::string, std::vector<std::string>> by_file;

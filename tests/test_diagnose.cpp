@@ -100,3 +100,23 @@ BOOST_AUTO_TEST_CASE(a_factor_near_the_largest_double_is_finite_or_not_claimed) 
   BOOST_TEST(ag::fraction_text(1e308) == "1e+308");
   BOOST_TEST(ag::fraction_text(-3e20) == "-3e+20");
 }
+
+// The feedback file shows a student the numbers where their gradient is furthest off.
+BOOST_AUTO_TEST_CASE(the_worst_element_is_named_with_both_numbers) {
+  const arma::mat e = {{1, -2, 3}, {0.5, 4, -1}};
+  arma::mat yours = e;
+  yours(1, 2) = 7;
+  yours(0, 1) = -2.5;
+  const ag::Diagnosis d = ag::diagnose_gradient(yours, e);
+  BOOST_TEST(d.elementwise);
+  BOOST_TEST(d.worst_row == 1u);
+  BOOST_TEST(d.worst_col == 2u);
+  BOOST_TEST(d.worst_yours == 7);
+  BOOST_TEST(d.worst_expected == -1);
+  yours(0, 0) = arma::datum::nan;  // a NaN is further off than any number
+  const ag::Diagnosis n = ag::diagnose_gradient(yours, e);
+  BOOST_TEST(n.worst_row == 0u);
+  BOOST_TEST(n.worst_col == 0u);
+  BOOST_TEST(std::isnan(n.worst_yours));
+  BOOST_TEST(!ag::diagnose_gradient(arma::mat(3, 1, arma::fill::ones), e).elementwise);  // shapes differ
+}

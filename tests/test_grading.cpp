@@ -7,9 +7,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "assignments/grading/class.h"
+#include "assignments/grading/class_mistakes.h"
+#include "assignments/grading/feedback.h"
 #include "assignments/grading/run.h"
 #include "assignments/grading/sandbox.h"
 #include "assignments/grading/text.h"
@@ -23,6 +26,8 @@ namespace fs = std::filesystem;
 using namespace grading;
 
 namespace {
+
+bool cli_test_has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 fs::path scratch() {
   static const fs::path dir = [] {
@@ -103,6 +108,113 @@ BOOST_AUTO_TEST_CASE(the_exercise_comes_from_the_option_the_file_or_its_folder) 
   const fs::path unmarked = write("other.cpp", "int x;\n");
   BOOST_CHECK_THROW(exercise_of(unmarked, ""), ag::DataError);  // the folder's name is no exercise: exit status 2
   BOOST_CHECK_THROW(exercise_of(marked, "no_such_exercise"), ag::DataError);
+}
+
+// A student's name becomes one file inside the feedback folder, whatever it holds.
+BOOST_AUTO_TEST_CASE(a_students_name_never_leaves_the_feedback_folder) {
+  const std::vector<std::string> hostile = {"..", ".", "../../etc/passwd", "/etc/passwd", ".hidden", "a\x1b[2Jb.cpp",
+                                            "osc\x1b]0;pwned\x07", "bad\xff\xfeutf8", "c1\xc2\x9b.cpp", "new\nline",
+                                            "x\\x2fy", "x\\x2e", "", std::string(255, 'a'), "Jos\xc3\xa9"};
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    const std::string name = feedback_file_name(hostile[i], i);
+    BOOST_TEST(name.find('/') == std::string::npos, name);
+    BOOST_TEST(name.front() != '.', name);
+    BOOST_TEST(name.size() <= 255u, name);
+    for (const char c : name) BOOST_TEST((static_cast<unsigned char>(c) >= 0x20 && c != 0x7f), name);
+    // Entries of one folder never hold a '/'; those that differ get different files.
+    if (hostile[i].find('/') == std::string::npos) BOOST_TEST(names.insert(name).second, name << " is another's too");
+  }
+  BOOST_TEST(feedback_file_name("alice/softmax.cpp", 0) == "alice.txt");  // a student folder: the student's name
+  BOOST_TEST(feedback_file_name("bob.cpp", 1) == "bob.cpp.txt");
+  BOOST_TEST(feedback_file_name("Jos\xc3\xa9", 2) == "Jos\xc3\xa9.txt");  // valid UTF-8 stays
+  BOOST_TEST(feedback_file_name("../../etc/passwd", 3) == "\\x2e..txt");
+  BOOST_TEST(feedback_file_name("a\x1b[2Jb.cpp", 4) == "a\\x1b[2Jb.cpp.txt");
+  // Written where it belongs, atomically: no temporary file is left beside it.
+  const fs::path folder = scratch() / "feedback";
+  fs::create_directories(folder);
+  Outcome o;
+  o.status = "refused";
+  o.reason = "is a symbolic link";
+  const fs::path written = write_feedback(folder, {"../../escape.cpp", o}, 0);
+  BOOST_TEST(written.parent_path() == folder);
+  BOOST_TEST(std::distance(fs::directory_iterator(folder), fs::directory_iterator()) == 1);
+  BOOST_TEST(!fs::exists(scratch() / "escape.cpp.txt"));
+}
+
+namespace {
+
+kit::GradeRow check_row(const std::string& result, int points, double yours = 0, double expected = 0) {
+  kit::GradeRow r;
+  r.check = "random 3x5";
+  r.gradient = "dx";
+  r.points = points;
+  r.result = result;
+  if (points == 0) {
+    r.diagnosis.kind = ag::Mistake::WrongSign;
+    r.diagnosis.hint = "flip the sign";
+    r.diagnosis.elementwise = true;
+    r.diagnosis.worst_row = 2;
+    r.diagnosis.worst_col = 4;
+    r.diagnosis.worst_yours = yours;
+    r.diagnosis.worst_expected = expected;
+  }
+  return r;
+}
+
+Outcome graded_outcome(const std::vector<kit::GradeRow>& rows) {
+  Outcome o;
+  o.status = "graded";
+  o.report.exercise = "softmax";
+  o.report.title = "Softmax backward";
+  o.report.seed = 42;
+  o.report.rows = rows;
+  return o;
+}
+
+}  // namespace
+
+// The feedback file: the escaped outputs, every check with the numbers where it is furthest off, the mistakes.
+BOOST_AUTO_TEST_CASE(the_feedback_shows_the_numbers_and_only_harmless_text) {
+  Outcome o = graded_outcome({check_row("correct", 1), check_row("wrong sign", 0, -0.25, 0.25), check_row("wrong sign", 0)});
+  o.program_output = "debug \x1b[2J \xc2\x9b \xff\n";  // as a caller that forgot to escape it would pass it
+  o.compiler_output = "warning: unused variable\n";
+  const std::string text = feedback_text({"evil\x1b]0;x\x07.cpp", o});
+  BOOST_TEST(text.find_first_of("\x1b\x07\xc2\xff") == std::string::npos, text);
+  BOOST_TEST(cli_test_has(text, "evil\\x1b]0;x\\x07.cpp"), text);
+  BOOST_TEST(cli_test_has(text, "  | debug \\x1b[2J \\xc2\\x9b \\xff\n"), text);
+  BOOST_TEST(cli_test_has(text, "The compiler said:\n  | warning: unused variable\n"), text);
+  BOOST_TEST(cli_test_has(text, "random 3x5, dx: wrong sign (0/1)\n"
+                                "      furthest off at row 2, column 4 (counting from 0): expected 0.25, yours -0.25"), text);
+  BOOST_TEST(cli_test_has(text, "hint: flip the sign"), text);
+  BOOST_TEST(text.find("hint: flip the sign") == text.rfind("hint: flip the sign"), text);  // each hint once
+  BOOST_TEST(cli_test_has(text, "result: graded, 1/3 (33%)"), text);
+  BOOST_TEST(cli_test_has(text, "seed 42"), text);
+  BOOST_TEST(cli_test_has(text, "mistakes: wrong sign\n"), text);
+}
+
+// The class's mistakes: a student once per mistake, "partly correct (k/n)" as one, most students first.
+BOOST_AUTO_TEST_CASE(the_mistakes_of_a_class_are_counted_by_student) {
+  Outcome broken;
+  broken.status = "does not compile";
+  const std::vector<Graded> all = {
+      {"a.cpp", graded_outcome({check_row("wrong sign", 0), check_row("wrong sign", 0)})},
+      {"b.cpp", graded_outcome({check_row("wrong sign", 0), check_row("partly correct (4/15)", 0)})},
+      {"c.cpp", graded_outcome({check_row("partly correct (7/15)", 0)})},
+      {"d.cpp", graded_outcome({check_row("correct", 1)})},
+      {"e\x1b[2J.cpp", broken}};
+  const std::vector<MistakeCount> counts = count_mistakes(all);
+  BOOST_TEST_REQUIRE(counts.size() == 3u);
+  BOOST_TEST(counts[0].mistake == "partly correct");  // 2 students, before "wrong sign" by name
+  BOOST_TEST(counts[0].students.size() == 2u);
+  BOOST_TEST(counts[1].mistake == "wrong sign");
+  BOOST_TEST((counts[1].students == std::vector<std::string>{"a.cpp", "b.cpp"}));
+  BOOST_TEST(counts[2].mistake == "does not compile");
+  const std::string table = mistakes_table("softmax", counts, all.size(), 1, 2);
+  BOOST_TEST(cli_test_has(table, "5 submissions, 1 with full marks, 2 kept from an earlier run not counted"), table);
+  BOOST_TEST(cli_test_has(table, "  2         wrong sign        a.cpp, b.cpp\n"), table);
+  BOOST_TEST(cli_test_has(table, "e\\x1b[2J.cpp"), table);  // names as the terminal shows them
+  BOOST_TEST(table.find('\x1b') == std::string::npos, table);
 }
 
 // One right and one broken softmax backward, built and graded by the library as `autograd grade` does.

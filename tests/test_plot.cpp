@@ -93,6 +93,24 @@ BOOST_AUTO_TEST_CASE(a_hostile_reference_label_is_drawn_not_run) {
   BOOST_TEST(!fs::exists("x"));
 }
 
+// The class's mistakes as bars (autograd grade --class): a label is data, never a command,
+// even with a quote, a backslash or a newline that would end gnuplot's inline data.
+BOOST_AUTO_TEST_CASE(a_hostile_bar_label_is_drawn_not_run) {
+  BOOST_TEST_REQUIRE(ag::gnuplot_available());
+  Scratch s;
+  ::setenv("AUTOGRAD_TEST_PWNED", (s.dir / "PWNED").c_str(), 1);
+  const std::vector<ag::Bar> bars = {{"wrong sign", 3},
+                                     {"it's \" 1\ne\nsystem(\"touch $AUTOGRAD_TEST_PWNED\")\n", 2},
+                                     {"back\\slash \x1b[2J", 1}};
+  const fs::path png = s.dir / "mistakes.png";
+  const ag::PlotResult r = ag::plot_bars(png.string(), bars, "softmax: it's ' ; system('touch x') ; '", "students");
+  BOOST_TEST(r.written, r.message);
+  BOOST_TEST(!fs::exists(s.dir / "PWNED"));
+  BOOST_TEST(!fs::exists("x"));
+  BOOST_TEST(slurp(png).rfind("\x89PNG", 0) == 0u);
+  BOOST_TEST(only_entry_is(s.dir, "mistakes.png"));  // no temporaries left behind
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(styles)

@@ -5,11 +5,13 @@
 
 #include <gnuplot-iostream.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <system_error>
 #include <utility>
 
@@ -123,8 +125,11 @@ bool gnuplot_available() {
   return false;
 }
 
-PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& curves, const std::string& title,
-                       const PlotStyle& style) {
+namespace {
+
+// Runs `draw` in a private folder beside png_path (mkdtemp: a fresh, unguessable name, mode
+// 0700), checks that it left a complete plot.png there, and renames it into place.
+PlotResult draw_png(const std::string& png_path, const std::function<void(const std::string& work)>& draw) {
   namespace fs = std::filesystem;
   if (!gnuplot_available()) {
     return {false, "gnuplot was not found, so " + png_path + " was not drawn (apt-get install gnuplot-nox)"};
@@ -134,15 +139,13 @@ PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& cu
   if (::lstat(png_path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
     return {false, png_path + " exists and is not a regular file, so it was left alone and the plot not drawn"};
   }
-  // A private folder beside the target (mkdtemp: a fresh, unguessable name,
-  // mode 0700), so the finished plot moves into place with one rename.
   const fs::path folder = fs::path(png_path).parent_path();
   std::string pattern = ((folder.empty() ? fs::path(".") : folder) / ".autograd-plot-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     return {false, "could not create a temporary folder beside " + png_path + " to draw the plot in"};
   }
   const fs::path work(pattern);
-  draw(work.string(), curves, title, style);
+  draw(work.string());
   const std::string gnuplot_said = last_line((work / "gnuplot.log").string());
   PlotResult result{true, ""};
   if (!is_complete_png((work / "plot.png").string())) {
@@ -153,6 +156,47 @@ PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& cu
   std::error_code ec;
   fs::remove_all(work, ec);
   return result;
+}
+
+// A label inside gnuplot's inline data: double-quoted, so a quote or a backslash becomes a
+// space there too, as a control character does in quoted().
+std::string data_label(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+  return out + "\"";
+}
+
+void draw_bars(const std::string& work, const std::vector<Bar>& bars, const std::string& title,
+               const std::string& value_label) {
+  double top = 1;
+  for (const Bar& b : bars) top = std::max(top, b.value);
+  const int height = 140 + 36 * int(std::max<std::size_t>(bars.size(), 1));
+  Gnuplot gp("cd " + shell_quote(work) + " && exec gnuplot 2>gnuplot.log");
+  gp << "set terminal pngcairo size 900," << height << " noenhanced font 'DejaVu Sans,11'\n"
+     << "set output 'plot.png'\nset title " << quoted(title) << " font ',13'\n"
+     << "set xlabel " << quoted(value_label) << "\nset xrange [0:" << top * 1.15 << "]\n"
+     << (top <= 12 ? "set xtics 1\n" : "set xtics\n")
+     << "set yrange [" << double(bars.size()) - 0.4 << ":-0.6]\nset ytics scale 0\n"  // the first bar on top
+     << "set grid xtics\nunset key\nset style fill solid 0.8 noborder\n"
+     << "plot '-' using ($2/2):0:($2/2):(0.35):ytic(1) with boxxyerror lc rgb '#4a78b5', "
+        "'-' using 2:0:(sprintf(' %g', $2)) with labels left offset 0.3,0\n";
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Bar& b : bars) gp << data_label(b.label) << " " << b.value << "\n";
+    gp << "e\n";
+  }
+  gp << "unset output\n";
+}  // ~Gnuplot waits for gnuplot to exit
+
+}  // namespace
+
+PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& curves, const std::string& title,
+                       const PlotStyle& style) {
+  return draw_png(png_path, [&](const std::string& work) { draw(work, curves, title, style); });
+}
+
+PlotResult plot_bars(const std::string& png_path, const std::vector<Bar>& bars, const std::string& title,
+                     const std::string& value_label) {
+  return draw_png(png_path, [&](const std::string& work) { draw_bars(work, bars, title, value_label); });
 }
 
 }  // namespace ag

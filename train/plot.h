@@ -36,4 +36,15 @@ struct PlotStyle {
 PlotResult plot_curves(const std::string& png_path, const std::vector<Curve>& curves, const std::string& title,
                        const PlotStyle& style = {});
 
+// A bar per label, longest first as given, drawn across the page so long labels read: the
+// mistakes of a class (autograd grade --class), `value` students each. Written as plot_curves
+// writes (a private folder, a complete PNG, one rename); a label cannot end a gnuplot command.
+struct Bar {
+  std::string label;
+  double value = 0;
+};
+
+PlotResult plot_bars(const std::string& png_path, const std::vector<Bar>& bars, const std::string& title,
+                     const std::string& value_label);
+
 }  // namespace ag

@@ -20,6 +20,8 @@
 #include "autograd/format.h"
 #include "assignments/grading/run.h"
 #include "assignments/grading/csv_log.h"
+#include "assignments/grading/feedback.h"
+#include "data/atomic_write.h"
 
 namespace grading {
 
@@ -75,13 +77,18 @@ Submission from_folder(const fs::path& dir, const std::string& label, const std:
 
 // Every .cpp entry and every folder is a row; a student folder that is a
 // link, and a .cpp that is not a plain file, are rows that say why.
+// The run's own feedback folder, when the CSV is in the class folder, is not a student.
 std::vector<Submission> submissions(const ClassOptions& o) {
   std::vector<fs::directory_entry> entries(fs::directory_iterator(o.dir), fs::directory_iterator());
   std::sort(entries.begin(), entries.end());
+  std::error_code ec;
+  const fs::path feedback = o.csv.empty() ? fs::path() : fs::absolute(class_files(o.csv).feedback);
+  const fs::path own = o.csv.empty() ? fs::path() : fs::weakly_canonical(feedback.parent_path(), ec) / feedback.filename();
+  const fs::path here = fs::weakly_canonical(o.dir, ec);
   std::vector<Submission> list;
   for (const fs::directory_entry& e : entries) {
     const std::string name = e.path().filename().string();
-    std::error_code ec;
+    if (here / name == own) continue;
     const fs::file_status st = e.symlink_status(ec);
     if (fs::is_directory(st)) {
       list.push_back(from_folder(e.path(), name, o.exercise));
@@ -141,7 +148,8 @@ namespace {
 
 // Grades what has no row yet, `jobs` at a time; each finished row goes to the CSV at once.
 void grade_all(const ClassOptions& o, const GradeSetup& setup, const std::vector<Submission>& subs,
-               std::vector<Outcome>& outcomes, const std::vector<bool>& kept, CsvLog* csv, std::ostream& log) {
+               std::vector<Outcome>& outcomes, const std::vector<bool>& kept, CsvLog* csv,
+               const fs::path& feedback, std::ostream& log) {
   std::atomic<std::size_t> next{0};
   std::mutex print;
   std::exception_ptr failed;  // a row that cannot be written stops the run
@@ -164,6 +172,7 @@ void grade_all(const ClassOptions& o, const GradeSetup& setup, const std::vector
           << (out.reason.empty() ? "" : ": " + ag::printable(out.reason)) << "\n" << std::flush;
       try {
         if (csv != nullptr && !failed) csv->append(csv_row(subs[i].label, out, sandbox));
+        if (!feedback.empty() && !failed) write_feedback(feedback, {subs[i].label, out}, i);
       } catch (...) {
         failed = std::current_exception();
       }
@@ -179,7 +188,50 @@ void grade_all(const ClassOptions& o, const GradeSetup& setup, const std::vector
 
 }  // namespace
 
-int grade_class(const ClassOptions& o) {
+ClassFiles class_files(const std::string& csv) {
+  const fs::path stem = fs::path(csv).replace_extension();
+  return {stem.string() + ".feedback", stem.string() + ".mistakes.txt", stem.string() + ".mistakes.png"};
+}
+
+namespace {
+
+// The feedback folder, made when missing; anything else at its path (a file, a link) is refused.
+fs::path feedback_folder(const ClassFiles& files) {
+  std::error_code ec;
+  fs::create_directory(files.feedback, ec);
+  if (!fs::is_directory(fs::symlink_status(files.feedback, ec))) {
+    throw ag::DataError("cannot write the feedback files: " + ag::printable(files.feedback.string()) +
+                        " exists and is not a folder");
+  }
+  return files.feedback;
+}
+
+// The mistakes of what this run graded: the table on `log` and beside the CSV.
+ClassRun count_class(const ClassOptions& o, const std::vector<Submission>& subs, const std::vector<Outcome>& outcomes,
+                     const std::vector<bool>& kept, bool beside_csv, std::ostream& log) {
+  std::vector<Graded> graded;
+  std::size_t full_marks = 0;
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    if (kept[i]) continue;
+    graded.push_back({subs[i].label, outcomes[i]});
+    const kit::GradeReport& r = outcomes[i].report;
+    full_marks += outcomes[i].status == "graded" && r.score() == r.max_score();
+  }
+  ClassRun run{count_mistakes(graded), o.exercise + ": mistakes across the class (" +
+               std::to_string(graded.size()) + " submissions)", {}};
+  const std::string table = mistakes_table(o.exercise, run.mistakes, graded.size(), full_marks, subs.size() - graded.size());
+  log << "\n" << table;
+  if (beside_csv) {
+    const ClassFiles files = class_files(o.csv);
+    ag::write_file_atomic(files.table.string(), table);
+    run.chart = files.chart;
+  }
+  return run;
+}
+
+}  // namespace
+
+ClassRun grade_class(const ClassOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(o.dir, ec)) throw ag::DataError("--class: no such folder: " + o.dir);
   if (o.csv.empty() && (o.format == Format::Text || o.resume)) {
@@ -195,6 +247,8 @@ int grade_class(const ClassOptions& o) {
   check_class_folder_closed(o.dir, setup.isolation);
   std::unique_ptr<CsvLog> csv;
   if (!o.csv.empty()) csv = std::make_unique<CsvLog>(o.csv, csv_header(refused_outcome(setup, 0, "").report), o.resume);
+  const bool beside_csv = csv && fs::is_regular_file(o.csv, ec);  // not beside /dev/tty
+  const fs::path feedback = beside_csv ? feedback_folder(class_files(o.csv)) : fs::path();
   std::vector<bool> kept(subs.size(), false);
   for (std::size_t i = 0; csv && i < subs.size(); ++i) kept[i] = csv->finished().count(subs[i].label) > 0;
   const std::size_t to_grade = std::size_t(std::count(kept.begin(), kept.end(), false));
@@ -203,11 +257,18 @@ int grade_class(const ClassOptions& o) {
       << (to_grade < subs.size() ? " (" + std::to_string(subs.size() - to_grade) + " kept from " + ag::printable(o.csv) + ")" : "")
       << "\n" << isolation_text(setup.isolation, setup.run_limits, setup.precompiled) << "\n" << std::flush;
   std::vector<Outcome> outcomes(subs.size());
-  grade_all(o, setup, subs, outcomes, kept, csv.get(), log);
+  grade_all(o, setup, subs, outcomes, kept, csv.get(), feedback, log);
   print_summary(log, subs, outcomes, kept);
-  if (csv) log << "\nscores written to " << ag::printable(o.csv) << " (one row per submission, each as it finished)\n" << std::flush;
+  const ClassRun run = count_class(o, subs, outcomes, kept, beside_csv, log);
+  if (csv) log << "\nscores written to " << ag::printable(o.csv) << " (one row per submission, each as it finished)\n";
+  if (beside_csv) {
+    const ClassFiles files = class_files(o.csv);
+    log << "feedback for each student in " << ag::printable(files.feedback.string()) << "/, the mistakes counted in "
+        << ag::printable(files.table.string()) << "\n";
+  }
+  log << std::flush;
   if (o.format != Format::Text) write_document(o, setup, subs, outcomes, kept);
-  return 0;
+  return run;
 }
 
 }  // namespace grading

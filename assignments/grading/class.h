@@ -1,10 +1,13 @@
 // autograd grade --class DIR: every submission in a folder, graded one by one
-// (or --jobs N at a time), a summary table and one CSV row per submission.
+// (or --jobs N at a time), a summary table and one CSV row per submission, and
+// beside the CSV a feedback file per student and the class's mistakes counted.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "assignments/grading/class_mistakes.h"
 #include "assignments/grading/csv_log.h"
 #include "assignments/grading/formats.h"
 #include "assignments/kit/grader.h"
@@ -20,6 +23,21 @@ struct ClassOptions {
   Format format = Format::Text;  // other than Text: the document on stdout, the progress on stderr
 };
 
-int grade_class(const ClassOptions& options);
+// What a class run writes beside its CSV file (scores.csv): scores.feedback/, a file per student
+// (feedback.h), written as each finishes; scores.mistakes.txt, the mistakes counted (class_mistakes.h);
+// scores.mistakes.png, their bar chart, drawn by the caller (the command line links the plotting
+// library, this library may not). Nothing is written beside a CSV that is not a file (--csv /dev/tty).
+struct ClassFiles {
+  std::filesystem::path feedback, table, chart;
+};
+ClassFiles class_files(const std::string& csv);
+
+struct ClassRun {
+  std::vector<MistakeCount> mistakes;  // of the submissions this run graded
+  std::string chart_title;
+  std::filesystem::path chart;  // where the chart goes; empty when nothing is written beside the CSV
+};
+
+ClassRun grade_class(const ClassOptions& options);
 
 }  // namespace grading

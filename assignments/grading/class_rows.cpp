@@ -17,17 +17,6 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-// The names of the mistakes a graded program made, each once: "wrong sign; missing sum".
-std::string mistakes(const Outcome& o) {
-  if (o.status != "graded") return "";
-  std::vector<std::string> names;
-  for (const kit::GradeRow& r : o.report.rows) {
-    const bool lost = r.points < r.max_points || !r.diagnosis.correct() || !r.note.empty();
-    if (lost && std::find(names.begin(), names.end(), r.result) == names.end()) names.push_back(r.result);
-  }
-  return join(names, "; ");
-}
-
 // The compiler's first error line (else its first line), one line of at most 300 bytes.
 // The output is already text (as_text), so nothing in it can reach a terminal raw.
 std::string compiler_error(const Outcome& o) {
@@ -52,6 +41,16 @@ std::string utc_now() {
 
 }  // namespace
 
+std::vector<std::string> mistake_names(const Outcome& o) {
+  if (o.status != "graded") return {};
+  std::vector<std::string> names;
+  for (const kit::GradeRow& r : o.report.rows) {
+    const bool lost = r.points < r.max_points || !r.diagnosis.correct() || !r.note.empty();
+    if (lost && std::find(names.begin(), names.end(), r.result) == names.end()) names.push_back(r.result);
+  }
+  return names;
+}
+
 std::string result_label(const std::string& status) {
   if (status == "graded" || status == "refused") return status;
   if (status == "does not compile") return "does-not-compile";
@@ -73,7 +72,7 @@ std::string csv_row(const std::string& file, const Outcome& o, const std::string
   std::snprintf(seconds, sizeof seconds, "%.1f", o.seconds);
   std::string out = csv_field(file) + "," + csv_field(o.status) + "," + result_label(o.status) + "," +
                     std::to_string(o.report.seed) + "," + csv_field(sandbox) + "," + seconds + "," + utc_now() + "," +
-                    csv_field(mistakes(o)) + "," + csv_field(compiler_error(o));
+                    csv_field(join(mistake_names(o), "; ")) + "," + csv_field(compiler_error(o));
   for (const kit::GradeRow& r : o.report.rows) out += "," + std::to_string(r.points);
   return out + "," + std::to_string(o.report.score()) + "," + std::to_string(o.report.max_score()) + "," +
          std::to_string(o.report.percent()) + "," + csv_field(join(o.report.hints(), " | ")) + "," +

@@ -16,6 +16,10 @@ namespace grading {
 // exited before answering everything), refused or malformed.
 std::string result_label(const std::string& status);
 
+// The results of the checks a graded program lost points on, each once, in order ("wrong sign",
+// "missing sum term"): the CSV's mistakes column, the feedback file's and the class's count.
+std::vector<std::string> mistake_names(const Outcome& o);
+
 // The class CSV's header (its check columns from any report of the exercise) and one row:
 // file, status, result, seed, sandbox, seconds, finished (UTC), mistakes, compiler_error,
 // the points of each check, total, max, percent, hints, reason.
