@@ -6,16 +6,11 @@
 #include <ctime>
 
 #include "assignments/grading/csv_log.h"
+#include "autograd/text.h"
 
 namespace grading {
 
 namespace {
-
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 // The compiler's first error line (else its first line), one line of at most 300 bytes.
 // The output is already text (as_text), so nothing in it can reach a terminal raw.
@@ -72,10 +67,10 @@ std::string csv_row(const std::string& file, const Outcome& o, const std::string
   std::snprintf(seconds, sizeof seconds, "%.1f", o.seconds);
   std::string out = csv_field(file) + "," + csv_field(o.status) + "," + result_label(o.status) + "," +
                     std::to_string(o.report.seed) + "," + csv_field(sandbox) + "," + seconds + "," + utc_now() + "," +
-                    csv_field(join(mistake_names(o), "; ")) + "," + csv_field(compiler_error(o));
+                    csv_field(ag::join(mistake_names(o), "; ")) + "," + csv_field(compiler_error(o));
   for (const kit::GradeRow& r : o.report.rows) out += "," + std::to_string(r.points);
   return out + "," + std::to_string(o.report.score()) + "," + std::to_string(o.report.max_score()) + "," +
-         std::to_string(o.report.percent()) + "," + csv_field(join(o.report.hints(), " | ")) + "," +
+         std::to_string(o.report.percent()) + "," + csv_field(ag::join(o.report.hints(), " | ")) + "," +
          csv_field(o.reason) + "\n";
 }
 
