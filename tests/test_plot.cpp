@@ -6,10 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "train/plot.h"
 
@@ -72,6 +74,23 @@ BOOST_AUTO_TEST_CASE(a_newline_in_the_path_or_title_runs_nothing) {
   BOOST_TEST(!fs::exists(pwned));
   BOOST_TEST(slurp(png).rfind("\x89PNG", 0) == 0u);
   BOOST_TEST(only_entry_is(folder, png.filename().string()));  // no temporaries left behind
+}
+
+// gnuplot itself prints each literal back. Before, a text that opened with a
+// quote ('quoted') became '''quoted', which gnuplot 5.4 reads as an empty string
+// and a stray token: the title was lost and gnuplot stopped at that line.
+BOOST_AUTO_TEST_CASE(gnuplot_reads_each_literal_back_as_the_text) {
+  BOOST_TEST_REQUIRE(ag::gnuplot_available());
+  Scratch s;
+  const std::vector<std::string> texts = {"plain", "it's", "'quoted' first", "''two", "ends'", "'", "back\\slash `date` @x $y"};
+  std::string script;
+  for (const std::string& t : texts) script += "print " + ag::gnuplot_literal(t) + "\n";
+  std::ofstream(s.dir / "print.gp") << script;
+  const std::string printed = s.dir.string() + "/printed.txt";
+  BOOST_TEST_REQUIRE(std::system(("gnuplot " + (s.dir / "print.gp").string() + " 2> " + printed).c_str()) == 0, slurp(printed));
+  std::string want;
+  for (const std::string& t : texts) want += t + "\n";
+  BOOST_TEST(slurp(printed) == want);
 }
 
 BOOST_AUTO_TEST_CASE(a_quote_in_the_title_is_drawn_not_run) {

@@ -19,23 +19,32 @@
 
 namespace ag {
 
-namespace {
-
-using Points = std::vector<std::pair<double, double>>;
-
 // A string as a single-quoted gnuplot literal: '' stands for one quote, and
 // gnuplot substitutes nothing inside single quotes (no backquotes, no @macros,
 // no backslash escapes). Only a line break can end the command early, so
-// control characters become spaces: a title can never run a command.
-std::string quoted(const std::string& s) {
+// control characters become spaces: a title can never run a command. gnuplot
+// 5.4 reads a literal that opens with '' as an empty string, so leading quotes
+// are joined on as "'" (a double-quoted quote: nothing in it to substitute).
+std::string gnuplot_literal(const std::string& s) {
+  std::size_t lead = 0;
+  while (lead < s.size() && s[lead] == '\'') ++lead;
   std::string out = "'";
-  for (char c : s) {
+  for (char c : s.substr(lead)) {
     if (c == '\'') out += "''";
     else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += ' ';
     else out += c;
   }
-  return out + "'";
+  out += "'";
+  if (lead == 0) return out;
+  std::string joined = "(";
+  for (std::size_t i = 0; i < lead; ++i) joined += "\"'\" . ";
+  return joined + out + ")";
 }
+
+namespace {
+
+using Points = std::vector<std::pair<double, double>>;
+
 
 Points column(const std::vector<Metrics>& history, TimeAxis axis, double Metrics::*field, double scale) {
   Points points;
@@ -51,8 +60,9 @@ void plot_panel(Gnuplot& gp, const std::vector<Curve>& curves, TimeAxis axis, do
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const std::string name = several ? curves[i].label + " " : "";
     const std::string colour = " lc " + std::to_string(i + 1);
-    command += std::string(i ? ", " : "") + "'-' with lines lw 2 dt 1" + colour + " title " + quoted(name + "train") +
-               ", '-' with lines lw 2 dt 2" + colour + " title " + quoted(name + "validation");
+    command += std::string(i ? ", " : "") + "'-' with lines lw 2 dt 1" + colour + " title " +
+               gnuplot_literal(name + "train") + ", '-' with lines lw 2 dt 2" + colour + " title " +
+               gnuplot_literal(name + "validation");
   }
   gp << command << "\n";
   for (const Curve& c : curves) {
@@ -71,8 +81,9 @@ void draw(const std::string& work, const std::vector<Curve>& curves, const std::
   Gnuplot gp("cd " + shell_quote(work) + " && exec gnuplot 2>gnuplot.log");
   gp << "set terminal pngcairo size " << (accuracy ? 1200 : 700) << ",480 enhanced font 'DejaVu Sans,11'\n"
      << "set output 'plot.png'\n"
-     << "set multiplot layout 1," << (accuracy ? 2 : 1) << " title " << quoted(title) << " font ',14'\n"
-     << "set grid\nset xlabel " << quoted(axis_name(style.axis)) << "\nset xrange [" << first << ":" << last << "]\n"
+     << "set multiplot layout 1," << (accuracy ? 2 : 1) << " title " << gnuplot_literal(title) << " font ',14'\n"
+     << "set grid\nset xlabel " << gnuplot_literal(axis_name(style.axis)) << "\nset xrange [" << first << ":" << last
+     << "]\n"
      << "set title 'Loss'\nset key " << (style.log_loss ? "top" : "center") << " right\n"
      << (style.log_loss ? "set ylabel 'loss (log scale)'\nset logscale y\n" : "set ylabel 'loss'\n");
   // gnuplot prints a finite double exactly enough with 17 digits; the label is a quoted literal.
@@ -81,7 +92,7 @@ void draw(const std::string& work, const std::vector<Curve>& curves, const std::
     std::snprintf(reference, sizeof reference, "%.17g with lines lw 2 dt 3 lc rgb 'gray50' title ", style.reference);
   }
   plot_panel(gp, curves, style.axis, &Metrics::train_loss, &Metrics::val_loss, 1.0,
-             reference[0] ? std::string(reference) + quoted(style.reference_label) + ", " : "");
+             reference[0] ? std::string(reference) + gnuplot_literal(style.reference_label) + ", " : "");
   if (accuracy) {
     gp << "unset logscale y\nset title 'Accuracy'\nset ylabel 'accuracy (%)'\nset key bottom right\n";
     plot_panel(gp, curves, style.axis, &Metrics::train_accuracy, &Metrics::val_accuracy, 100.0);
@@ -159,7 +170,7 @@ PlotResult draw_png(const std::string& png_path, const std::function<void(const 
 }
 
 // A label inside gnuplot's inline data: double-quoted, so a quote or a backslash becomes a
-// space there too, as a control character does in quoted().
+// space there too, as a control character does in gnuplot_literal().
 std::string data_label(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
@@ -173,8 +184,8 @@ void draw_bars(const std::string& work, const std::vector<Bar>& bars, const std:
   const int height = 140 + 36 * int(std::max<std::size_t>(bars.size(), 1));
   Gnuplot gp("cd " + shell_quote(work) + " && exec gnuplot 2>gnuplot.log");
   gp << "set terminal pngcairo size 900," << height << " noenhanced font 'DejaVu Sans,11'\n"
-     << "set output 'plot.png'\nset title " << quoted(title) << " font ',13'\n"
-     << "set xlabel " << quoted(value_label) << "\nset xrange [0:" << top * 1.15 << "]\n"
+     << "set output 'plot.png'\nset title " << gnuplot_literal(title) << " font ',13'\n"
+     << "set xlabel " << gnuplot_literal(value_label) << "\nset xrange [0:" << top * 1.15 << "]\n"
      << (top <= 12 ? "set xtics 1\n" : "set xtics\n")
      << "set yrange [" << double(bars.size()) - 0.4 << ":-0.6]\nset ytics scale 0\n"  // the first bar on top
      << "set grid xtics\nunset key\nset style fill solid 0.8 noborder\n"

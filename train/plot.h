@@ -18,6 +18,10 @@ struct PlotResult {
 // True when an executable `gnuplot` is on the PATH.
 bool gnuplot_available();
 
+// `s` as a gnuplot string expression that means exactly `s`, control
+// characters as spaces: nothing in it is substituted or run.
+std::string gnuplot_literal(const std::string& s);
+
 // Draws in a private temporary folder beside png_path (gnuplot sees no path of
 // the caller's; titles cannot end a gnuplot command), checks the PNG is complete,
 // and renames it into place. An existing png_path that is not a regular file is
