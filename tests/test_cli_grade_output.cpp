@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(a_precompiled_header_built_with_other_flags_is_set_aside) {
     BOOST_TEST(has(as_built.out + as_built.err, "precompiled Armadillo"), as_built.out << as_built.err);
   }
   // The same build with compile_flags edited to -O2 afterwards.
-  const fs::path build = scratch() / "build";
+  const fs::path build = scratch() / "build-edited";  // a_missing_compiler_... has its own "build"
   fs::create_directories(build / "cli");
   fs::create_directories(build / "assignments");
   fs::copy_file(AUTOGRAD_CLI, build / "cli" / "autograd");
