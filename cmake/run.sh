@@ -91,8 +91,9 @@ case "$mode" in
   test)
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
     # Then the whole suite once more under AddressSanitizer + UndefinedBehaviorSanitizer
-    # (leaks included), in a tree of its own: about 15 minutes to build on 2 cores the
-    # first time, incremental afterwards. AUTOGRAD_SANITIZE=0 skips it (a quick loop).
+    # (leaks included; at -O1), in a tree of its own, all but the five lessons that
+    # train models (notebooks/CMakeLists.txt says why): built incrementally after the
+    # first time. AUTOGRAD_SANITIZE=0 skips it (a quick loop).
     if [[ "${AUTOGRAD_SANITIZE:-1}" != 0 ]]; then
       echo "== the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer =="
       sanitize="${build}-asan"
