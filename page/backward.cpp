@@ -1,9 +1,13 @@
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "autograd/gradcheck.h"
 #include "autograd/tape.h"
+#include "check/node_check.h"
+#include "ops/functional.h"
 #include "ops/ops.h"
 #include "page/views.h"
 
@@ -16,7 +20,53 @@ constexpr arma::uword kMaxJacobian = 64;  // D x D numbers: 4096 at most on ever
 struct Grads {
   arma::mat dx, dgamma, dbeta;
   std::size_t saved_bytes = 0;
+  std::map<std::string, std::pair<std::size_t, arma::mat>> into_x;  // op -> (node, what it adds into x's gradient)
 };
+
+// One step of the backward walk: what node n's backward alone adds into each
+// input's gradient (tape.K.into.I), from its gradient and the values it saw.
+ag::Grads walk_step(const ag::Tape& t, const ag::Node& n, const std::string& key, Report& report) {
+  ag::Inputs inputs;
+  for (std::size_t in : n.inputs) inputs.push_back(t.value(in));
+  const ag::Grads parts = ag::node_backward_alone(n, inputs, n.grad);
+  for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+    if (!t.node(n.inputs[k]).requires_grad) continue;
+    report.put(key + ".into." + std::to_string(n.inputs[k]), parts[k], "added into node " + std::to_string(n.inputs[k]) + "'s gradient");
+  }
+  return parts;
+}
+
+// dx in the three terms lesson 04 and the exercise write, for one row:
+//   dxhat = dy * gamma;  dx = rstd * dxhat - rstd * mean(dxhat) - rstd * xhat * mean(dxhat * xhat)
+// Their sum against the fused node's dx shows the split is the backward.
+void three_terms(const Request& r, const arma::mat& x, const arma::mat& fused_dx, const Grads& composed, Report& report) {
+  const double mu = arma::mean(arma::vectorise(x));
+  const double rstd = 1.0 / std::sqrt(arma::mean(arma::square(arma::vectorise(x) - mu)) + r.eps);
+  const arma::rowvec xhat = (x - mu) * rstd;
+  const arma::rowvec dxhat = r.dy % r.gamma;
+  const double dxhat_mean = arma::mean(dxhat), dxhat_xhat_mean = arma::mean(dxhat % xhat);
+  const arma::rowvec t1 = rstd * dxhat;
+  const arma::rowvec t2(x.n_cols, arma::fill::value(-rstd * dxhat_mean));
+  const arma::rowvec t3 = -rstd * dxhat_xhat_mean * xhat;
+  report.put("terms.dxhat", dxhat, "dxhat = dy * gamma");
+  report.put("terms.dxhat_mean", dxhat_mean, "mean(dxhat)");
+  report.put("terms.dxhat_xhat_mean", dxhat_xhat_mean, "mean(dxhat * xhat)");
+  report.put("terms.1", t1, "rstd * dxhat");
+  report.put("terms.2", t2, "- rstd * mean(dxhat): the same for every feature");
+  report.put("terms.3", t3, "- rstd * xhat * mean(dxhat * xhat)");
+  report.put("terms.sum", t1 + t2 + t3, "the three terms added");
+  report.put("terms.err", arma::abs(t1 + t2 + t3 - fused_dx).max(), "largest |three terms - fused dx|");
+  // Each term is one path from x on the composed tape: x - mean (sub), mean, var.
+  double paths = 0;
+  const std::pair<const char*, const arma::rowvec*> path[] = {{"sub", &t1}, {"mean(dim=1)", &t2}, {"var(dim=1)", &t3}};
+  for (int k = 0; k < 3; ++k) {
+    const auto it = composed.into_x.find(path[k].first);
+    if (it == composed.into_x.end()) throw std::logic_error(std::string("the composed tape has no ") + path[k].first + " node reading x");
+    report.put("terms." + std::to_string(k + 1) + ".node", static_cast<double>(it->second.first), "the node whose backward adds it into x");
+    paths = std::max(paths, arma::abs(*path[k].second - it->second.second).max());
+  }
+  report.put("terms.paths", paths, "largest |term - what its node adds into x|");
+}
 
 // The composed LayerNorm of one row, as the tape records it: every node with its value and gradient.
 Grads composed(const Request& r, const arma::mat& x, Report& report) {
@@ -30,9 +80,14 @@ Grads composed(const Request& r, const arma::mat& x, Report& report) {
   for (std::size_t k = 0; k < t.size(); ++k) {
     const ag::Node& n = t.node(k);
     const std::string key = "tape." + std::to_string(k);
-    report.tape.push_back({key, ag::op_label(n), n.inputs});
+    report.tape.push_back({key, ag::op_label(n), n.inputs, n.def ? n.def->backward : ""});
     report.put(key + ".v", n.value, ag::op_label(n));
     report.put(key + ".g", n.grad.is_empty() ? arma::mat(arma::size(n.value), arma::fill::zeros) : n.grad);
+    if (!n.backward || n.grad.is_empty()) continue;
+    const ag::Grads parts = walk_step(t, n, key, report);
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] == vx.id) g.into_x[n.op] = {k, parts[i]};
+    }
   }
   g.dx = vx.grad();
   g.dgamma = vg.grad();
@@ -87,15 +142,13 @@ arma::uword rank_of(arma::mat a, double tol) {
   return rank;
 }
 
-// J(i, j) = dy_i / dx_j: one fused backward per output, with dy = e_i.
+// J(i, j) = dy_i / dx_j of the fused LayerNorm: one backward per output (reverse mode).
 void jacobian(const Request& r, const arma::mat& x, Report& report) {
   const arma::uword D = x.n_cols;
-  arma::mat J(D, D);
-  for (arma::uword i = 0; i < D; ++i) {
-    arma::mat e(1, D, arma::fill::zeros);
-    e(i) = 1;
-    J.row(i) = fused(r, x, e).dx;
-  }
+  const ag::TapeFunction layernorm = [&](ag::Tape& t, const std::vector<ag::Var>& in) {
+    return ag::layernorm_fused(in[0], t.constant(r.gamma), t.constant(r.beta), r.eps);
+  };
+  const arma::mat J = ag::jacobian(layernorm, {x}, ag::Mode::Reverse).matrix;
   const double tol = static_cast<double>(D) * arma::datum::eps * std::max(1.0, arma::abs(J).max());
   const arma::vec ones(D, arma::fill::ones);
   report.put("jac", J, "Jacobian dy_i/dx_j");
@@ -121,6 +174,7 @@ void backward_views(const Request& r, Report& report) {
     report.put("fused.dx", f.dx, "dx");
     report.put("fused.dgamma", f.dgamma, "dgamma");
     report.put("fused.dbeta", f.dbeta, "dbeta");
+    three_terms(r, x, f.dx, c, report);
     report.put("maxdiff", std::max({arma::abs(c.dx - f.dx).max(), arma::abs(c.dgamma - f.dgamma).max(),
                                     arma::abs(c.dbeta - f.dbeta).max()}), "largest |composed - fused|");
     report.put("saved.composed", static_cast<double>(c.saved_bytes), "bytes saved for backward, composed");

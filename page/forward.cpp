@@ -1,8 +1,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "autograd/tape.h"
+#include "nn/norm.h"
 #include "ops/ops.h"
 #include "page/views.h"
 
@@ -28,6 +30,7 @@ void view(const std::string& name, Report& report, Fill fill) {
   }
   report.numbers.insert(part.numbers.begin(), part.numbers.end());
   report.labels.insert(part.labels.begin(), part.labels.end());
+  report.views.insert(part.views.begin(), part.views.end());
 }
 
 // A batch's per-row results are sent for its first rows only: the JSON and
@@ -40,29 +43,34 @@ arma::mat first_rows(const arma::mat& m, arma::uword rows) {
   return m.n_rows <= rows ? m : arma::mat(m.rows(0, rows - 1));
 }
 
-void put_steps(const std::string& prefix, const ag::NormSteps& s, arma::uword rows, Report& report) {
-  for (std::size_t k = 0; k < s.steps.size(); ++k)
-    report.put(prefix + std::to_string(k), first_rows(s.steps[k].second.value(), rows), s.steps[k].first);
+// The steps as prefix0, prefix1, ..., in the view's order after `first`; `after_xhat`
+// (when given) goes in right after the normalised value's step.
+void put_steps(const std::string& prefix, const ag::NormSteps& s, arma::uword rows, Report& report,
+               std::vector<std::string> order, const std::string& after_xhat = "") {
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    const std::string key = prefix + std::to_string(k);
+    report.put(key, first_rows(s.steps[k].second.value(), rows), s.steps[k].first);
+    order.push_back(key);
+    if (!after_xhat.empty() && s.steps[k].second.id == s.xhat.id) order.push_back(after_xhat);
+  }
+  report.views[prefix.substr(0, prefix.size() - 1)] = order;
 }
 
-// Eval mode: the running statistics PyTorch's BatchNorm1d keeps (momentum 0.1,
-// starting from mean 0 and variance 1, the variance unbiased), after `steps`
-// training steps on this batch, then the same normalisation with them as constants.
+// Eval mode: the project's ag::BatchNorm (PyTorch's BatchNorm1d: momentum 0.1,
+// running mean 0 and variance 1 to start, the variance unbiased), after `steps`
+// training steps on this batch, then normalising with its running statistics.
 void batchnorm_eval(const Request& r, ag::Tape& tape, Report& report) {
-  constexpr double kMomentum = 0.1;
-  ag::Var x = tape.constant(r.x, "x");
-  const arma::mat batch_mean = ag::mean(x, 0).value();
-  const arma::mat batch_var = ag::var(x, 0, true).value();
-  arma::mat running_mean(1, r.x.n_cols, arma::fill::zeros), running_var(1, r.x.n_cols, arma::fill::ones);
+  ag::BatchNorm bn("bn", r.x.n_cols, 0.1, r.eps);
+  bn.gamma.mutable_value() = r.gamma;
+  bn.beta.mutable_value() = r.beta;
   for (int s = 0; s < r.steps; ++s) {
-    running_mean = (1 - kMomentum) * running_mean + kMomentum * batch_mean;
-    running_var = (1 - kMomentum) * running_var + kMomentum * batch_var;
+    ag::Tape step;
+    bn.forward(step.constant(r.x));
   }
-  ag::Var mean = tape.constant(running_mean, "running_mean");
-  ag::Var stdev = ag::sqrt(tape.constant(running_var, "running_var") + r.eps);
-  ag::Var y = (x - mean) / stdev * tape.constant(r.gamma) + tape.constant(r.beta);
-  report.put("bn.running_mean", running_mean, "running mean");
-  report.put("bn.running_var", running_var, "running variance (unbiased)");
+  bn.eval();
+  ag::Var y = bn.forward(tape.constant(r.x, "x"));
+  report.put("bn.running_mean", bn.running_mean, "running mean");
+  report.put("bn.running_var", bn.running_var, "running variance (unbiased)");
   report.put("bn.eval", first_rows(y.value(), shown_rows(r.x)), "y, eval mode (running statistics)");
 }
 
@@ -88,12 +96,12 @@ void forward_views(const Request& r, Report& report) {
   report.put("params", 2.0 * static_cast<double>(r.x.n_cols), "parameters: 2 x d (gamma and beta)");
   view("ln", report, [&](ag::Tape& t, Report& out) {
     const ag::NormSteps steps = ag::layernorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), t.leaf(r.beta), r.eps);
-    put_steps("ln.", steps, shown, out);
+    put_steps("ln.", steps, shown, out, {"x", "gamma", "beta"}, "ln.check");
     out.put("ln.check", mean_and_std(first_rows(steps.xhat.value(), shown)),
             "check: x̂'s mean and std per row (0 and 1; the std is √(var / (var + ε)), just under 1)");
   });
   view("rms", report, [&](ag::Tape& t, Report& out) {
-    put_steps("rms.", ag::rmsnorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), r.eps), shown, out);
+    put_steps("rms.", ag::rmsnorm_composed_steps(t.leaf(r.x), t.leaf(r.gamma), r.eps), shown, out, {});
   });
   view("bn", report, [&](ag::Tape& t, Report& out) {
     ag::Var x = t.leaf(r.x);
@@ -102,6 +110,7 @@ void forward_views(const Request& r, Report& report) {
     out.put("bn.var", ag::var(x, 0, false).value(), "variance of each column (biased)");
     out.put("bn.train", first_rows(y.value(), shown), "y, train mode (this batch's statistics)");
     batchnorm_eval(r, t, out);
+    out.views["bn"] = {"bn.mean", "bn.var", "bn.train", "bn.running_mean", "bn.running_var", "bn.eval"};
   });
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "autograd/text.h"
+#include "page/request.h"
 
 namespace page {
 
@@ -50,7 +51,16 @@ void Report::put(const std::string& key, double value, const std::string& label)
 }
 
 std::string Report::json() const {
-  std::string out = "{\"error\":" + ag::json_string(error);
+  std::string out = "{\"error\":" + ag::json_string(error) + ",\"fields\":[";
+  for (const Field& f : kFields) {
+    out += (&f == kFields ? "{" : ",{") + std::string("\"name\":") + ag::json_string(f.name) +
+           ",\"empty\":" + ag::json_string(f.empty_means) + "}";
+  }
+  out += "],\"views\":" + object(views, [](const std::vector<std::string>& keys) {
+    std::string list = "[";
+    for (const std::string& k : keys) list += (list.size() > 1 ? "," : "") + ag::json_string(k);
+    return list + "]";
+  });
   out += ",\"numbers\":" + object(numbers, matrix);
   out += ",\"labels\":" + object(labels, ag::json_string);
   out += ",\"errors\":" + object(errors, ag::json_string);
@@ -59,7 +69,7 @@ std::string Report::json() const {
     out += (k ? ",{" : "{") + std::string("\"key\":") + ag::json_string(tape[k].key) + ",\"op\":" + ag::json_string(tape[k].op) +
            ",\"inputs\":[";
     for (std::size_t i = 0; i < tape[k].inputs.size(); ++i) out += (i ? "," : "") + std::to_string(tape[k].inputs[i]);
-    out += "]}";
+    out += "],\"rule\":" + ag::json_string(tape[k].rule) + "}";
   }
   return out + "]}";
 }

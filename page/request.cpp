@@ -13,8 +13,6 @@ namespace page {
 
 namespace {
 
-const char* const kFields[] = {"x", "rows", "gamma", "beta", "eps", "dy", "steps"};
-
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::string part;
@@ -63,13 +61,21 @@ arma::mat parse_x(const std::string& text) {
   return x;
 }
 
+// A field's text, or what an empty one means (kFields).
+std::string text_of(const std::map<std::string, std::string>& fields, const std::string& name) {
+  const auto it = fields.find(name);
+  if (it != fields.end() && !trim(it->second).empty()) return it->second;
+  for (const Field& f : kFields) {
+    if (name == f.name) return f.empty_means;
+  }
+  throw std::logic_error("page: no field " + name);
+}
+
 // gamma or beta: one value for every feature, or exactly D values.
-arma::mat parse_per_feature(const std::map<std::string, std::string>& fields, const std::string& name,
-                            double fallback, arma::uword D) {
-  auto it = fields.find(name);
-  if (it == fields.end() || trim(it->second).empty()) return arma::mat(1, D, arma::fill::value(fallback));
-  require_small(it->second, name);
-  const arma::mat v = ag::parse_matrix(it->second, name);
+arma::mat parse_per_feature(const std::map<std::string, std::string>& fields, const std::string& name, arma::uword D) {
+  const std::string text = text_of(fields, name);
+  require_small(text, name);
+  const arma::mat v = ag::parse_matrix(text, name);
   if (v.n_elem == 1) return arma::mat(1, D, arma::fill::value(v(0)));
   if (v.n_rows != 1 || v.n_cols != D) {
     throw PageError(name + ": " + std::to_string(v.n_elem) + " values for " + std::to_string(D) +
@@ -79,7 +85,8 @@ arma::mat parse_per_feature(const std::map<std::string, std::string>& fields, co
 }
 
 [[noreturn]] void unknown_field(const std::string& key) {
-  const std::vector<std::string> known(std::begin(kFields), std::end(kFields));
+  std::vector<std::string> known;
+  for (const Field& f : kFields) known.push_back(f.name);
   const std::string shown = key.size() > 40 ? key.substr(0, 40) + "..." : key;
   throw PageError("unknown field '" + shown + "'" + ag::did_you_mean(key, known) + "; the page reads " + ag::join(known, ", "));
 }
@@ -90,7 +97,7 @@ std::map<std::string, std::string> parse_fields(const std::string& hash) {
     if (trim(pair).empty()) continue;
     const auto eq = pair.find('=');
     const std::string key = trim(pair.substr(0, eq));
-    if (std::none_of(std::begin(kFields), std::end(kFields), [&](const char* f) { return key == f; })) {
+    if (std::none_of(std::begin(kFields), std::end(kFields), [&](const Field& f) { return key == f.name; })) {
       unknown_field(key);
     }
     fields[key] = eq == std::string::npos ? "" : pair.substr(eq + 1);
@@ -108,20 +115,15 @@ Request parse_request(const std::string& hash) {
   const auto x = fields.find(has_rows ? "rows" : "x");
   r.x = parse_x(x == fields.end() ? "" : x->second);  // the page calls both x
   const arma::uword D = r.x.n_cols;
-  r.gamma = parse_per_feature(fields, "gamma", 1.0, D);
-  r.beta = parse_per_feature(fields, "beta", 0.0, D);
-  if (fields.count("eps") != 0 && !trim(fields.at("eps")).empty()) r.eps = ag::parse_number(fields.at("eps"), "eps");
+  r.gamma = parse_per_feature(fields, "gamma", D);
+  r.beta = parse_per_feature(fields, "beta", D);
+  r.eps = ag::parse_number(text_of(fields, "eps"), "eps");
   if (!(r.eps > 0)) throw PageError("eps: must be greater than 0 (it keeps sqrt(var + eps) away from 0)");
-  r.dy = arma::regspace<arma::rowvec>(1, static_cast<double>(D));
-  if (fields.count("dy") != 0 && !trim(fields.at("dy")).empty()) {
-    r.dy = parse_per_feature(fields, "dy", 0.0, D);
-    r.dy_default = false;
-  }
-  if (fields.count("steps") != 0 && !trim(fields.at("steps")).empty()) {
-    const double s = ag::parse_number(fields.at("steps"), "steps");
-    if (s != std::floor(s) || s < 0 || s > 1000) throw PageError("steps: a whole number from 0 to 1000");
-    r.steps = static_cast<int>(s);
-  }
+  r.dy_default = text_of(fields, "dy").empty();
+  r.dy = r.dy_default ? arma::mat(arma::regspace<arma::rowvec>(1, static_cast<double>(D))) : parse_per_feature(fields, "dy", D);
+  const double s = ag::parse_number(text_of(fields, "steps"), "steps");
+  if (s != std::floor(s) || s < 0 || s > 1000) throw PageError("steps: a whole number from 0 to 1000");
+  r.steps = static_cast<int>(s);
   return r;
 }
 

@@ -25,6 +25,17 @@ constexpr arma::uword kShownRows = 10;               // rows of each N x D resul
 constexpr arma::uword kShownNumbers = 4096;          // and numbers of each (a row at least): d = 4096 sends 1 row
 constexpr arma::uword kMaxFiniteDifferences = 1024;  // features of row 1 differenced: 2 d forwards of d each
 
+// The page's fields as its URL hash names them, each with what an empty field
+// means: the one list. Report::json sends it ("fields"), and the page's
+// JavaScript fills its form and writes its links from it. dy's default is
+// computed (1, 2, ..., D), so its text is empty.
+struct Field {
+  const char* name;
+  const char* empty_means;
+};
+inline constexpr Field kFields[] = {{"x", ""},      {"rows", ""}, {"gamma", "1"},  {"beta", "0"},
+                                    {"eps", "1e-5"}, {"dy", ""},   {"steps", "10"}};
+
 struct PageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -32,10 +43,10 @@ struct PageError : std::runtime_error {
 struct Request {
   arma::mat x;                 // N x D
   arma::mat gamma, beta;       // 1 x D
-  double eps = 1e-5;
+  double eps = 0;              // kFields' default unless given
   arma::mat dy;                // 1 x D, for row 1
   bool dy_default = true;      // dy = 1, 2, ..., D
-  int steps = 10;              // BatchNorm training steps before eval mode
+  int steps = 0;               // BatchNorm training steps before eval mode
 };
 
 Request parse_request(const std::string& hash);

@@ -146,6 +146,12 @@ async function walk(page) {
     h.compareNumbers(await h.shownNumbers(page), want, 6, `walk step ${steps}`);
     const running = await page.$eval("#tape .node.running", (e) => Number(e.dataset.node));
     assert.strictEqual(running, want.tape.length - 1 - steps, "the node running");
+    // The step's working: the op's declared rule, and one product per input that takes a gradient.
+    const detail = await page.$eval("#walk-detail", (e) => ({ rule: e.querySelector(".walk-rule code").textContent,
+                                                             adds: e.querySelectorAll(".walk-adds li").length }));
+    assert.strictEqual(detail.rule, want.tape[running].rule, `the rule of node ${running}`);
+    const products = Object.keys(want.numbers).filter((k) => k.startsWith(`tape.${running}.into.`)).length;
+    assert(products > 0 && detail.adds === products, `node ${running}: ${detail.adds} products shown, ${products} computed`);
     if (steps === 4) await page.screenshot({ path: path.join(shots, "walk.png"), fullPage: true });
     if (await page.$eval("#walk-step", (b) => b.disabled)) break;
     const before = await h.draws(page);
@@ -155,9 +161,20 @@ async function walk(page) {
   }
   assert.strictEqual(pending, 0, "every gradient shown at the end of the walk");
   assert.strictEqual(steps, 7, "8 op nodes walked");
+  assert.match(want.tape.find((n) => n.op === "sqrt").rule, /dy \/ \(2 y\)/, "sqrt's local derivative, 1 / (2 sqrt(u))");
+  // dx in three terms: they add up to the fused dx, and each is what one of x's
+  // three paths on the tape (sub, mean, var) sends back into x.
+  const n = want.numbers, scale = Math.max(...n["fused.dx"][0].map(Math.abs));
+  assert(n["terms.err"][0][0] <= 1e-12 * scale, `three terms against the fused dx: ${n["terms.err"][0][0]}`);
+  assert(n["terms.paths"][0][0] <= 1e-12 * scale, `three terms against the tape's paths: ${n["terms.paths"][0][0]}`);
+  const paths = [1, 2, 3].map((k) => want.tape[n[`terms.${k}.node`][0][0]].op);
+  assert.deepStrictEqual(paths, ["sub", "mean(dim=1)", "var(dim=1)"], "the nodes of the three paths");
+  const shownTerms = await page.$$eval("#terms .num", (e) => new Set(e.map((s) => s.dataset.key)).size);
+  assert(shownTerms >= 8, `the three-term card shows its numbers (${shownTerms} kinds)`);
   const bw = await page.$("#bw");
   await bw.screenshot({ path: path.join(shots, "backward.png") });
-  console.log(`ok the backward walked node by node (${steps + 1} nodes), gradients equal the native ones`);
+  console.log(`ok the backward walked node by node (${steps + 1} nodes), each with its rule and products; gradients equal the native ones; ` +
+              `dx's three terms add to the fused dx within ${n["terms.err"][0][0]} and match the tape's paths within ${n["terms.paths"][0][0]}`);
 }
 
 // Bad input: the engine's one-line message on the page, never NaN or a frozen page.

@@ -3,7 +3,10 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
-  const fields = ["x", "gamma", "beta", "eps", "dy", "steps"];
+  // The form's fields and what an empty one means, from the engine (page/request.h's
+  // kFields, in every answer): "rows" is the x field holding a batch.
+  let fields = [];
+  let empty = {};
   let engine = null;
   let report = null;
   let running = null;  // the tape node whose backward is shown running, or null: every gradient
@@ -21,7 +24,7 @@
     const parts = [(rows.length > 1 ? "rows=" : "x=") + enc(tidy(rows.join(";")))];
     for (const f of fields.slice(1)) {
       const v = $(f).value.trim();
-      if (v !== "" && !(f === "steps" && v === "10")) parts.push(f + "=" + enc(tidy(v)));
+      if (v !== "" && !(f === "steps" && v === empty.steps)) parts.push(f + "=" + enc(tidy(v)));  // BatchNorm's steps: in a link once changed
     }
     return parts.concat(foreign).join("&");
   }
@@ -42,10 +45,7 @@
   function fillFrom(hash) {
     const text = decoded(hash);
     if (text === "") return;
-    for (const f of fields) if (f !== "x") $(f).value = f === "steps" ? "10" : "";
-    $("gamma").value = "1";
-    $("beta").value = "0";
-    $("eps").value = "1e-5";
+    for (const f of fields) if (f !== "x") $(f).value = empty[f];
     foreign = [];
     let vector = null;  // "x" or "rows", whichever came first: both is the engine's to refuse
     for (const pair of text.split("&")) {
@@ -71,11 +71,9 @@
     const n = report.numbers;
     $("d").replaceChildren(String(n.x[0].length));
     $("params").replaceChildren(Draw.num("params", 0, 0, n.params[0][0]));
-    const views = { ln: ["x", "gamma", "beta", "ln.0", "ln.1", "ln.2", "ln.3", "ln.4", "ln.5", "ln.check", "ln.6", "ln.7"],
-                    rms: ["rms.0", "rms.1", "rms.2", "rms.3", "rms.4", "rms.5"],
-                    bn: ["bn.mean", "bn.var", "bn.train", "bn.running_mean", "bn.running_var", "bn.eval"] };
     $("undo").hidden = Boolean(report.errors.ln);
-    for (const [view, keys] of Object.entries(views)) {
+    for (const view of ["ln", "rms", "bn"]) {
+      const keys = report.views[view];  // the engine's steps, in order (absent when the view failed)
       const box = document.querySelector(`#${view} .steps`);
       if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
       else if (report.errors[view]) Draw.message(box, report.errors[view]);
@@ -127,12 +125,15 @@
 
   function backward() {
     if (report.errors.backward) {
-      for (const id of ["tape", "compare", "jacobian", "memory"]) Draw.message($(id), report.errors.backward);
+      for (const id of ["tape", "compare", "terms", "jacobian", "memory"]) Draw.message($(id), report.errors.backward);
+      $("walk-detail").replaceChildren();
       return;
     }
     $("dy-name").textContent = report.labels.dy;
     Backward.drawTape($("tape"), report, running);
     Backward.compare($("compare"), report);
+    Backward.terms($("terms"), report);
+    Backward.walkDetail($("walk-detail"), report, running);
     Backward.jacobian($("jacobian"), report);
     Backward.memory($("memory"), report);
     walkState();
@@ -230,6 +231,9 @@
 
   createEngine().then((module) => {
     engine = module;
+    const contract = JSON.parse(call("page_compute", "")).fields;
+    fields = contract.map((f) => f.name).filter((f) => f !== "rows");
+    empty = Object.fromEntries(contract.map((f) => [f.name, f.empty]));
     fillFrom(location.hash);
     wire();
     recompute();

@@ -173,10 +173,69 @@ const Backward = (() => {
 
   function memory(container, report) {
     const p = el("p");
-    p.append("Composed: ", num("saved.composed", 0, 0, report.numbers["saved.composed"][0][0]), " bytes (the tensors its 8 nodes keep); fused: ",
+    const ops = report.tape.filter((n) => n.inputs.length > 0).length;
+    p.append("Composed: ", num("saved.composed", 0, 0, report.numbers["saved.composed"][0][0]), ` bytes (the tensors its ${ops} nodes keep); fused: `,
              num("saved.fused", 0, 0, report.numbers["saved.fused"][0][0]), " bytes (x and γ, plus one mean and one rstd per row), for this row.");
     container.replaceChildren(p);
   }
 
-  return { drawTape, compare, jacobian, memory };
+  // The running node's step of the walk: the op's backward rule (its local
+  // derivative, times dy), the gradient it got, and what it adds into each input.
+  function walkDetail(container, report, running) {
+    if (running === null) { container.replaceChildren(); return; }
+    const tape = report.tape, node = tape[running];
+    const rule = el("p", { class: "walk-rule" });
+    rule.append(`node ${running} (${node.op}) runs its backward, the op's rule: `, el("code", {}, node.rule));
+    const got = el("p");
+    got.append("its gradient dy: ", matrix(node.key + ".g", report.numbers[node.key + ".g"]));
+    const list = el("ul", { class: "walk-adds" });
+    node.inputs.forEach((i) => {
+      const key = `${node.key}.into.${i}`;
+      if (!(key in report.numbers)) return;  // an input that needs no gradient
+      const li = el("li");
+      li.append(`adds into node ${i} (${tape[i].op}): `, matrix(key, report.numbers[key]));
+      list.appendChild(li);
+    });
+    container.replaceChildren(rule, got, list);
+  }
+
+  // dx = rstd·dxhat − rstd·mean(dxhat) − rstd·x̂·mean(dxhat·x̂), each term beside
+  // the node of the composed tape whose backward adds it into x.
+  function terms(container, report) {
+    const n = report.numbers, tape = report.tape;
+    const table = el("table", { class: "compare terms" });
+    const row = (what, key, note) => {
+      const tr = el("tr");
+      tr.appendChild(el("th", {}, what));
+      const td = el("td");
+      td.appendChild(matrix(key, n[key]));
+      tr.appendChild(td);
+      const td2 = el("td", { class: "note" });
+      if (note) td2.appendChild(note);
+      tr.appendChild(td2);
+      table.appendChild(tr);
+    };
+    const path = (k) => {
+      const id = n[`terms.${k}.node`][0][0];
+      const note = el("span");
+      note.append("x's path through node ", num(`terms.${k}.node`, 0, 0, id), ` (${tape[id].op}): what its backward adds into x`);
+      return note;
+    };
+    row("dxhat = dy · γ", "terms.dxhat");
+    row("term 1 = rstd · dxhat", "terms.1", path(1));
+    row("term 2 = −rstd · mean(dxhat)", "terms.2", path(2));
+    row("term 3 = −rstd · x̂ · mean(dxhat · x̂)", "terms.3", path(3));
+    row("dx = term 1 + term 2 + term 3", "terms.sum");
+    const p = el("p");
+    p.append("mean(dxhat) = ", num("terms.dxhat_mean", 0, 0, n["terms.dxhat_mean"][0][0]),
+             ", mean(dxhat · x̂) = ", num("terms.dxhat_xhat_mean", 0, 0, n["terms.dxhat_xhat_mean"][0][0]),
+             ". Largest |three terms − fused dx|: ", num("terms.err", 0, 0, n["terms.err"][0][0]),
+             ". x reaches y three ways on the tape: straight into x − mean, through the mean, and through the variance; " +
+             "each term is what one of them sends back (largest |term − what its node adds|: ",
+             num("terms.paths", 0, 0, n["terms.paths"][0][0]), "). Term 2 takes away dx's mean, term 3 its part along x̂: " +
+             "shifting or scaling x leaves y unchanged, so dx has no part along either.");
+    container.replaceChildren(table, p);
+  }
+
+  return { drawTape, compare, jacobian, memory, walkDetail, terms };
 })();
