@@ -28,13 +28,15 @@ constexpr arma::uword kMaxFiniteDifferences = 1024;  // features of row 1 differ
 // The page's fields as its URL hash names them, each with what an empty field
 // means: the one list. Report::json sends it ("fields"), and the page's
 // JavaScript fills its form and writes its links from it. dy's default is
-// computed (1, 2, ..., D), so its text is empty.
+// computed (1, 2, ..., D), so its text is empty. `word` is the model part's
+// (page/model.cpp reads it from its own request); the LayerNorm part takes it
+// and leaves it, so that one link holds the whole page.
 struct Field {
   const char* name;
   const char* empty_means;
 };
-inline constexpr Field kFields[] = {{"x", ""},      {"rows", ""}, {"gamma", "1"},  {"beta", "0"},
-                                    {"eps", "1e-5"}, {"dy", ""},   {"steps", "10"}};
+inline constexpr Field kFields[] = {{"x", ""},  {"rows", ""},   {"gamma", "1"},  {"beta", "0"},
+                                    {"eps", "1e-5"}, {"dy", ""}, {"steps", "10"}, {"word", "em"}};
 
 struct PageError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -110,11 +110,31 @@ async function badWords(page) {
   console.log("ok bad words: each gets its one-line message and no numbers");
 }
 
+// The word is in the page's address: a link opens it, typing writes it; and
+// each LayerNorm's γ and β are drawn as a bar per feature (numbers folded beside).
+async function wordInAddress(browser) {
+  const page = await h.openPage(browser, pageDir, "#x=3,1,5,7&word=zyx", consoleErrors);
+  await page.waitForFunction(() => Number(document.body.dataset.modelDraws) > 0, { timeout: 60000 });
+  const want = await compareModel(page, "word=zyx", "a link's word");
+  assert.strictEqual(await page.$eval("#word", (e) => e.value), "zyx", "the link's word fills the field");
+  await typeWord(page, "ab");
+  const address = await page.evaluate(() => decodeURIComponent(location.hash.slice(1)));
+  assert.match(address, /(^|&)word=ab($|&)/, `typing writes the word into the address: ${address}`);
+  const features = want.numbers["gpt.norm0.gamma"][0].length;
+  const plots = await page.$$eval("#gpt .gpt-norm", (cards) => cards.map((c) => [...c.querySelectorAll(".gb-plot")].map((s) => s.querySelectorAll("rect").length)));
+  assert.strictEqual(plots.length, 5, "five LayerNorm cards");
+  for (const [k, card] of plots.entries()) assert.deepStrictEqual(card, [features, features], `LayerNorm ${k + 1}: a bar per feature for γ and β`);
+  await (await page.$("#gpt .gpt-norm")).screenshot({ path: path.join(shots, "model-gamma-beta.png") });
+  await page.close();
+  console.log(`ok the word in the address (a link opens zyx, typing writes ab); γ and β drawn, ${features} bars each, in 5 LayerNorms`);
+}
+
 h.run(consoleErrors, async (browser) => {
   const page = await open(browser);
   await words(page);
   await samples(page);
   await badWords(page);
+  await wordInAddress(browser);
   if (consoleErrors.length === 0) {
     console.log(`ok no console errors; largest |page - native| ${h.compareNumbers.largest.engine}; screenshot in ${shots}`);
   }

@@ -24,7 +24,9 @@
     const parts = [(rows.length > 1 ? "rows=" : "x=") + enc(tidy(rows.join(";")))];
     for (const f of fields.slice(1)) {
       const v = $(f).value.trim();
-      if (v !== "" && !(f === "steps" && v === empty.steps)) parts.push(f + "=" + enc(tidy(v)));  // BatchNorm's steps: in a link once changed
+      // The LayerNorm form's fields are always written; BatchNorm's steps and the model's word once changed.
+      const written = !["steps", "word"].includes(f) || v !== empty[f];
+      if (v !== "" && written) parts.push(f + "=" + enc(f === "word" ? v : tidy(v)));
     }
     return parts.concat(foreign).join("&");
   }
@@ -223,6 +225,7 @@
       fillFrom(location.hash);
       undone = false;
       recompute();
+      Model.recompute();  // the link's word
     });
     $("walk-start").addEventListener("click", () => { running = report.tape.length - 1; draw(); });
     $("walk-step").addEventListener("click", () => { if (running > firstOp()) running -= 1; draw(); });

@@ -19,13 +19,44 @@ const Model = (() => {
     card.appendChild(Draw.el("h3", {}, `LayerNorm ${k + 1}: ${report.labels[key + "name"]}`));
     const positions = Draw.el("p", { class: "positions" }, "positions: " + ["·"].concat([...word]).join("  "));
     card.appendChild(positions);
-    for (const part of ["mean", "sd", "gamma", "beta"]) {
+    for (const part of ["mean", "sd"]) {
       const row = Draw.el("div", { class: "gpt-row" });
       row.appendChild(Draw.el("span", { class: "label" }, report.labels[key + part]));
       row.appendChild(Draw.matrix(key + part, n[key + part]));
       card.appendChild(row);
     }
+    // γ and β, learned, one per feature: a bar each (the numbers one click away).
+    for (const part of ["gamma", "beta"]) {
+      const row = Draw.el("div", { class: "gpt-row" });
+      row.appendChild(Draw.el("span", { class: "label" }, report.labels[key + part]));
+      row.appendChild(bars(n[key + part][0], `${part} of LayerNorm ${k + 1}`));
+      const numbers = Draw.el("details", { class: "numbers" });
+      numbers.appendChild(Draw.el("summary", {}, "numbers"));
+      numbers.appendChild(Draw.matrix(key + part, n[key + part]));
+      row.appendChild(numbers);
+      card.appendChild(row);
+    }
     return card;
+  }
+
+  // One bar per feature from a zero line, scaled to the largest |value|, which is
+  // written at the end; hover a bar for its feature and value.
+  function bars(values, what) {
+    const w = 5, gap = 1, h = 44, mid = h / 2, max = Math.max(...values.map(Math.abs)) || 1;
+    const width = values.length * (w + gap);
+    const root = Draw.svg("svg", { class: "gb-plot", width, height: h, viewBox: `0 0 ${width} ${h}`, role: "img",
+                                   "aria-label": `${what}, one bar per feature` });
+    root.appendChild(Draw.svg("line", { x1: 0, x2: width, y1: mid, y2: mid, class: "zero" }));
+    values.forEach((v, j) => {
+      const len = (Math.abs(v) / max) * (mid - 2);
+      const bar = Draw.svg("rect", { x: j * (w + gap), y: v >= 0 ? mid - len : mid, width: w, height: Math.max(len, 0.5),
+                                     class: v >= 0 ? "pos" : "neg" });
+      bar.appendChild(Draw.svg("title", {}, `feature ${j + 1}: ${v}`));
+      root.appendChild(bar);
+    });
+    const box = Draw.el("span", { class: "gb" });
+    box.append(root, Draw.el("small", {}, ` ±${Draw.format(max)}`));
+    return box;
   }
 
   // The next-character distribution as bars, most likely first, the
@@ -91,5 +122,6 @@ const Model = (() => {
       recompute();
     },
     hash,
+    recompute() { if (compute) recompute(); },
   };
 })();
