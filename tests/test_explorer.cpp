@@ -294,3 +294,20 @@ BOOST_AUTO_TEST_CASE(exercise_answers_cannot_rebind_or_skip_the_gradient) {
   BOOST_TEST(explorer::explore("exercise=layernorm_dx&answer=" + std::string(kRight)).find("\"score\":4") != std::string::npos);
   BOOST_TEST(explorer::explore("exercise=layrnorm_dx").find("did you mean layernorm_dx?") != std::string::npos);
 }
+
+// A typed direction: forward mode moves the leaf along it (a linear program's
+// tangent is the map applied to v; H v along it), and a wrong one is one line.
+BOOST_AUTO_TEST_CASE(a_typed_direction_is_the_one_forward_mode_moves_along) {
+  const explorer::Exploration e = explorer::explore_program("x = [1, 2, 3]; y = x * 3; L = sum(y * y)", "x", "1, 0, -2");
+  check_close(e.v, arma::mat{{1, 0, -2}}, "v");
+  check_close(e.labelled("y")->tangent, arma::mat{{3, 0, -6}}, "y's tangent: 3 v");
+  check_close(e.labelled("x")->hvp, arma::mat{{18, 0, -36}}, "H v: the Hessian of sum(9 x^2) is 18 I");
+  const explorer::Exploration d = explorer::explore_program("x = [1, 2, 3]; y = x * 3; L = sum(y * y)", "x");
+  check_close(d.v, arma::mat{{1, 2, 3}}, "the default v: 1, 2, 3 row by row");
+  const std::string shape = explorer::explore("program=x%3D%5B1%2C2%5D%3BL%3Dsum(x*x)&direction=x&v=1,2,3");
+  BOOST_TEST(shape.find("v: 1x3 numbers for x, which is 1x2") != std::string::npos, shape);
+  const std::string alone = explorer::explore("program=x%3D%5B1%2C2%5D%3BL%3Dsum(x*x)&v=1,2");
+  BOOST_TEST(alone.find("need a direction") != std::string::npos, alone);
+  const std::string bad = explorer::explore("program=x%3D%5B1%2C2%5D%3BL%3Dsum(x*x)&direction=x&v=1,0x10");
+  BOOST_TEST(bad.find("is not a number") != std::string::npos, bad);
+}

@@ -5,6 +5,7 @@
 
 #include "autograd/forward.h"
 #include "check/node_check.h"
+#include "data/csv.h"
 #include "page/explorer/json.h"
 #include "page/explorer/record.h"
 
@@ -61,12 +62,26 @@ std::vector<BackwardStep> walk_backward(const ag::Tape& tape, std::size_t output
   return steps;
 }
 
-// The direction forward mode moves a leaf along: 1, 2, 3, ... row by row, not
-// ones, which LayerNorm (and anything shift-invariant) maps to a zero tangent.
-arma::mat direction_of(const arma::mat& x) {
-  arma::mat v(arma::size(x));
-  for (arma::uword i = 0; i < v.n_rows; ++i) {
-    for (arma::uword j = 0; j < v.n_cols; ++j) v(i, j) = double(1 + i * v.n_cols + j);
+// The direction forward mode moves a leaf along: as typed (x's shape), or by
+// default 1, 2, 3, ... row by row, not ones, which LayerNorm (and anything
+// shift-invariant) maps to a zero tangent.
+arma::mat direction_of(const std::string& name, const arma::mat& x, const std::string& typed) {
+  if (typed.find_first_not_of(" \t") == std::string::npos) {
+    arma::mat v(arma::size(x));
+    for (arma::uword i = 0; i < v.n_rows; ++i) {
+      for (arma::uword j = 0; j < v.n_cols; ++j) v(i, j) = double(1 + i * v.n_cols + j);
+    }
+    return v;
+  }
+  arma::mat v;
+  try {
+    v = ag::parse_matrix(typed, "v");
+  } catch (const std::exception& e) {
+    throw ProgramError(1, e.what());
+  }
+  if (arma::size(v) != arma::size(x)) {
+    throw ProgramError(1, "v: " + std::to_string(v.n_rows) + "x" + std::to_string(v.n_cols) + " numbers for " + name + ", which is " +
+                              std::to_string(x.n_rows) + "x" + std::to_string(x.n_cols) + "; give one number per element (rows separated by ;)");
   }
   return v;
 }
@@ -88,7 +103,7 @@ void add_hvp(const std::vector<Statement>& program, const std::string& direction
   ag::Tape tape;
   const Recorded r = record(program, tape);
   const ag::Var x = leaf_named(r, direction);
-  const ag::Var t = ag::push_tangents(r.output, {{x, tape.constant(direction_of(x.value()))}});
+  const ag::Var t = ag::push_tangents(r.output, {{x, tape.constant(e.v)}});
   const bool reaches = tape.node(t.id).requires_grad;
   if (reaches) tape.backward(t);
   for (NodeReport& n : e.nodes) {
@@ -100,7 +115,7 @@ void add_hvp(const std::vector<Statement>& program, const std::string& direction
 
 }  // namespace
 
-Exploration explore_program(const std::string& text, const std::string& direction) {
+Exploration explore_program(const std::string& text, const std::string& direction, const std::string& v) {
   const std::vector<Statement> program = parse_program(text);
   ag::Tape tape;
   const Recorded r = record(program, tape);
@@ -114,7 +129,8 @@ Exploration explore_program(const std::string& text, const std::string& directio
     std::vector<ag::Var> all;
     for (std::size_t id = 0; id < primal; ++id) all.push_back(tape.var(id));
     const ag::Var x = leaf_named(r, direction);
-    tangents = ag::push_tangents(all, {{x, tape.constant(direction_of(x.value()))}});
+    e.v = direction_of(direction, x.value(), v);
+    tangents = ag::push_tangents(all, {{x, tape.constant(e.v)}});
   }
   const bool reaches = tape.node(r.output.id).requires_grad;
   if (reaches && r.output.value().n_elem == 1) {

@@ -9,6 +9,8 @@
 //   program=...&direction=x          also forward mode: x moves along v = 1, 2, 3, ...
 //                                    (row by row), every
 //                                    node's tangent, and H v for every leaf
+//   program=...&direction=x&v=1,0,0  the same along a typed v (the CLI's number
+//                                    grammar; rows by ';'; x's shape)
 //   exercise=layernorm_dx&answer=...  an exercise checked (exercise.h)
 // and gets JSON back: {"error": "..."} naming the first problem, or the report.
 #pragma once
@@ -48,12 +50,14 @@ struct Exploration {
   std::vector<BackwardStep> backward; // the backward walk: output first
   std::size_t output = 0;
   std::string output_name, note, direction;
+  arma::mat v;                        // the direction's vector, when there is a direction
   const NodeReport* labelled(const std::string& name) const;  // the node bound to `name` last, or null
   std::string json() const;
 };
 
 // Throws ProgramError (lang.h) for a bad program.
-Exploration explore_program(const std::string& program, const std::string& direction = "");
+// `v`: the direction's numbers as typed; empty means 1, 2, 3, ... row by row.
+Exploration explore_program(const std::string& program, const std::string& direction = "", const std::string& v = "");
 
 // The JSON answer to a URL hash (above); never throws.
 std::string explore(const std::string& hash);

@@ -39,7 +39,7 @@ std::string step_json(const BackwardStep& s) {
   return Object().num("node", double(s.node)).raw("parts", parts + "]").str();
 }
 
-const char* const kFields[] = {"program", "direction", "exercise", "answer", "seed"};
+const char* const kFields[] = {"program", "direction", "v", "exercise", "answer", "seed"};
 
 std::map<std::string, std::string> fields_of(const std::string& hash) {
   std::map<std::string, std::string> fields;
@@ -78,7 +78,8 @@ std::string Exploration::json() const {
   for (const NodeReport& r : nodes) n += (n.size() > 1 ? "," : "") + node_json(r);
   for (const BackwardStep& s : backward) b += (b.size() > 1 ? "," : "") + step_json(s);
   return Object().text("error", "").raw("nodes", n + "]").raw("backward", b + "]").num("output", double(output))
-      .text("output_name", output_name).text("note", note).text("direction", direction).str();
+      .text("output_name", output_name).text("note", note).text("direction", direction)
+      .raw("v", direction.empty() ? "null" : shown(v)).str();
 }
 
 std::string explore(const std::string& hash) {
@@ -94,7 +95,9 @@ std::string explore(const std::string& hash) {
       }
     }
     const std::string program = f.count("program") ? f.at("program") : "";
-    return explore_program(program, f.count("direction") ? f.at("direction") : "").json();
+    const auto text = [&](const char* key) { return f.count(key) ? f.at(key) : std::string(); };
+    if (!text("v").empty() && text("direction").empty()) throw ProgramError(1, "v: a direction's numbers need a direction (direction=NAME)");
+    return explore_program(program, text("direction"), text("v")).json();
   } catch (const std::exception& e) {
     return Object().text("error", e.what()).str();
   }

@@ -122,7 +122,20 @@ async function programsMatch(page) {
   const typed = await page.evaluate(() => window.explorerAnswer);
   sameReport(typed, h.expected(expectedBin, "program=" + enc("x = [1, -2]; L = sum(tanh(x) * x)")), "typed");
   assert(decodeURIComponent(await page.evaluate(() => location.hash)).includes("sum(tanh(x) * x)"), "the program is in the URL");
-  console.log(`${programs.length + 1} programs match the native engine`);
+  // A typed direction v: the tangents and H v move along it, as natively; a v of the wrong shape is one line.
+  const ln = "x = [3, 1, 5, 7]; L = sum(layernorm(x) * [1, 2, 3, 4])";
+  await goto(page, `program=${enc(ln)}&direction=x`);
+  await h.typeInto(page, "#v", "1, 0, 0, -1");
+  const along = await page.evaluate(() => window.explorerAnswer);
+  const want = h.expected(expectedBin, `program=${enc(ln)}&direction=x&v=${enc("1, 0, 0, -1")}`);
+  sameReport(along, want, "typed v");
+  assert.deepStrictEqual(along.v, [[1, 0, 0, -1]], "the direction the engine moved along");
+  assert(decodeURIComponent(await page.evaluate(() => location.hash)).includes("&v=1, 0, 0, -1"), "v is in the URL");
+  assert.match(await page.$eval("#tangent-steps", (e) => e.textContent), /the direction v = \[1, 0, 0, -1\]/, "the walk names v");
+  await h.typeInto(page, "#v", "1, 0");
+  assert.match(await page.$eval("#message", (e) => e.textContent), /v: 1x2 numbers for x, which is 1x4/, "a v of the wrong shape");
+  await h.typeInto(page, "#v", "");
+  console.log(`${programs.length + 1} programs match the native engine; a typed direction v too, and a wrong-shaped v is named`);
 }
 
 async function badMessages(page) {

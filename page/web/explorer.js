@@ -22,8 +22,9 @@
   // The form's hash. encodeURIComponent leaves ( ) * - . _ ! ~ ' as they are.
   function hashOf() {
     if (exercise !== null) return `exercise=${encodeURIComponent(exercise)}&answer=${encodeURIComponent($("answer").value)}`;
-    const d = $("direction").value;
-    return `program=${encodeURIComponent($("program").value)}${d ? "&direction=" + encodeURIComponent(d) : ""}`;
+    const d = $("direction").value, v = $("v").value.trim();
+    return `program=${encodeURIComponent($("program").value)}${d ? "&direction=" + encodeURIComponent(d) : ""}` +
+           (d && v ? "&v=" + encodeURIComponent(v) : "");
   }
 
   function field(hash, key) {
@@ -144,6 +145,7 @@
       const d = field(hash, "direction");
       if (d) $("direction").replaceChildren(Object.assign(document.createElement("option"), { value: d, textContent: d }));
       $("direction").value = d || "";
+      $("v").value = field(hash, "v") || "";
     }
     fit($("program"));
     fit($("answer"));
@@ -165,6 +167,7 @@
     $("program").addEventListener("input", edited);
     $("answer").addEventListener("input", edited);
     $("direction").addEventListener("change", edited);
+    $("v").addEventListener("input", edited);
     $("fw-prev").addEventListener("click", () => step("fw", -1));
     $("fw-next").addEventListener("click", () => step("fw", 1));
     $("bw-prev").addEventListener("click", () => step("bw", -1));

@@ -105,7 +105,7 @@ const Walk = (() => {
     list.replaceChildren();
     for (const n of report.nodes) {
       if (!n.tangent) continue;
-      const rule = n.kind === "op" ? `  by ${n.tangent_rule}` : n.label === report.direction ? "  (the direction v: 1, 2, 3, … row by row)" : "";
+      const rule = n.kind === "op" ? `  by ${n.tangent_rule}` : n.label === report.direction ? `  (the direction v = ${text(report.v)})` : "";
       li(list, n.id, [["rule", `ṫ ${name(report, n.id)} = ${text(n.tangent)}${rule}`]]);
     }
     hvpBox.replaceChildren();
