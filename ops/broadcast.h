@@ -29,9 +29,9 @@ namespace ag {
 class Tape;
 
 // y(i, j) = f(a(i, j), b(i, j)) at the broadcast shape `s`, reading a repeated
-// row, column or scalar in place instead of copying it out to s first (that
-// copy used to be a third of a composed LayerNorm's time). Column by column,
-// as Armadillo stores them, so each inner loop is contiguous.
+// row, column or scalar in place: no N x D copy of an operand is made only to
+// be read once (docs/performance.md has what that copy cost). Column by
+// column, as Armadillo stores them, so each inner loop is contiguous.
 template <class F>
 arma::mat broadcast_apply(const arma::mat& a, const arma::mat& b, Shape s, F f) {
   arma::mat y(s.rows, s.cols, arma::fill::none);
