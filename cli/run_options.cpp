@@ -11,7 +11,7 @@ namespace cli {
 namespace {
 
 const std::vector<std::string> kMlpOnly = {"hidden", "activation", "label", "momentum", "points", "noise", "init-scale", "steps"};
-const std::vector<std::string> kGptOnly = {"layers", "heads", "width", "context", "norm-placement", "dropout", "warmup"};
+const std::vector<std::string> kGptOnly = {"layers", "heads", "width", "context", "dropout", "warmup"};
 
 // The help's defaults, read from the configs: " (default X)" when the models
 // share it, else " (default X; gpt Y)".
@@ -72,7 +72,8 @@ void add_norm_options(po::options_description& options, RunOptions& run, bool li
   ag::RunConfig& c = run.config;
   const std::string norm_help = "none, layernorm, rmsnorm or batchnorm (mlp: after each hidden Linear; gpt: layernorm or rmsnorm)";
   const std::string impl_help = "composed or fused norm implementation (gpt: also the softmax and the GELU)";
-  const std::string placement_help = "gpt: pre (GPT-2), post (after the residual) or none";
+  const std::string placement_help =
+      "mlp: pre (each norm before its activation) or post (after it); gpt: pre (GPT-2), post (after the residual) or none";
   const std::string gpt_norm = ag::norm_name(ag::gpt_config().norm), gpt_placement = ag::placement_name(ag::gpt_config().placement);
   if (lists) {  // compare: LayerNorm, composed vs fused, unless another list is given
     options.add_options()
@@ -87,7 +88,7 @@ void add_norm_options(po::options_description& options, RunOptions& run, bool li
       ("impl", parsed([&c](const std::string& t) { c.impl = parse_kind(ag::parse_impl, t); }),
        (impl_help + shared_default([](const ag::RunConfig& d) { return ag::impl_name(d.impl); })).c_str())
       ("norm-placement", parsed([&c](const std::string& t) { c.placement = parse_kind(ag::parse_placement, t); }),
-       (placement_help + gpt_default([](const ag::RunConfig& d) { return ag::placement_name(d.placement); })).c_str());
+       (placement_help + shared_default([](const ag::RunConfig& d) { return ag::placement_name(d.placement); })).c_str());
 }
 
 void add_model_options(po::options_description& options, RunOptions& run) {

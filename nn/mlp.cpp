@@ -24,8 +24,10 @@ Sequential make_mlp(const MlpSpec& spec, Rng& rng) {
     const arma::uword out = spec.sizes[i + 1];
     net.add(std::make_unique<Linear>("fc" + k, spec.sizes[i], out, rng, spec.init, spec.init_scale));
     if (i + 1 == n_linear) break;  // the output layer: no norm, no activation
-    if (spec.norm != Norm::None) net.add(make_norm("norm" + k, spec.norm, out, spec.impl));
+    const bool norm = spec.norm != Norm::None;
+    if (norm && !spec.norm_after_activation) net.add(make_norm("norm" + k, spec.norm, out, spec.impl));
     net.add(make_activation(spec.activation));
+    if (norm && spec.norm_after_activation) net.add(make_norm("norm" + k, spec.norm, out, spec.impl));
   }
   return net;
 }

@@ -1,8 +1,10 @@
 // A multilayer perceptron from a list of layer sizes.
 //
 // sizes {64, 128, 10} builds  fc1: Linear(64 -> 128), [norm1], act1, fc2: Linear(128 -> 10):
-// every hidden Linear is followed by the optional norm and then the activation;
-// the last Linear gives the outputs (logits) as they are.
+// every hidden Linear is followed by the optional norm and then the activation
+// (the norm before the nonlinearity, as Ioffe and Szegedy place BatchNorm), or
+// with norm_after_activation by the activation and then the norm; the last
+// Linear gives the outputs (logits) as they are.
 #pragma once
 
 #include <string>
@@ -20,6 +22,7 @@ struct MlpSpec {
   std::vector<arma::uword> sizes;  // input, hidden..., output (at least 2)
   Norm norm = Norm::None;
   Impl impl = Impl::Composed;
+  bool norm_after_activation = false;  // Linear, activation, norm; by default Linear, norm, activation
   Activation activation = Activation::ReLU;
   Init init = Init::Kaiming;
   double init_scale = 1.0;  // multiplies every Linear's drawn weights

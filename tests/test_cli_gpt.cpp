@@ -132,7 +132,7 @@ BOOST_AUTO_TEST_CASE(options_of_the_other_model_and_bad_text_are_one_line_errors
       {"train --model gpt --hidden 64", "--hidden does not apply to --model gpt"},
       {"train --model gpt --activation relu", "--activation does not apply to --model gpt"},
       {"train --heads 2", "--heads does not apply to --model mlp"},
-      {"train --norm-placement post", "--norm-placement does not apply to --model mlp"},
+      {"train --norm layernorm --norm-placement none", "none: an MLP's norm goes pre (before each activation) or post"},
       {"train --dataset words", "is text, one sequence per line: train a GPT on it with --model gpt"},
       {"train --model gpt --dataset digits", "--model gpt trains on text"},
       {"train --model gpt --dataset " + path("empty.txt"), "the file is empty"},

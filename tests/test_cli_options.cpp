@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(train_help_prints_the_defaults_of_mlp_config_and_gpt_config
       {"hidden", one(std::to_string(m.hidden.at(0)) + "," + std::to_string(m.hidden.at(1)))},
       {"activation", one(ag::activation_name(m.activation))},
       {"momentum", one(format_number(m.momentum))},
-      {"norm-placement", one(ag::placement_name(g.placement))},
+      {"norm-placement", both(ag::placement_name(m.placement), ag::placement_name(g.placement))},
       {"layers", one(std::to_string(g.layers))},
       {"heads", one(std::to_string(g.heads))},
       {"width", one(std::to_string(g.width))},

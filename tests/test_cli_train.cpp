@@ -130,6 +130,35 @@ BOOST_AUTO_TEST_CASE(a_batchnorm_checkpoint_holds_its_running_statistics_and_eva
   BOOST_TEST(old.err.find("saved without the running statistics") != std::string::npos, old.err);
 }
 
+// The MLP's norm after each activation (--norm-placement post): another network
+// from the same weights, said in the title and the checkpoint, rebuilt by eval.
+BOOST_AUTO_TEST_CASE(an_mlp_norm_goes_before_or_after_its_activation_and_eval_rebuilds_it) {
+  const std::string pre = dir("moons-pre"), post = dir("moons-post");
+  const std::string common = "train --dataset moons --hidden 16,16 --norm layernorm --epochs 2 --lr 0.01 --out ";
+  const Result a = run(common + pre);
+  const Result b = run(common + post + " --norm-placement post");
+  BOOST_TEST_REQUIRE(a.status == 0, a.err);
+  BOOST_TEST_REQUIRE(b.status == 0, b.err);
+  BOOST_TEST(a.out.find("Linear(2 -> 16) ReLU LayerNorm(16, composed) Linear") == std::string::npos, a.out);
+  BOOST_TEST(a.out.find("Linear(2 -> 16) LayerNorm(16, composed) ReLU Linear") != std::string::npos, a.out);
+  BOOST_TEST(b.out.find("Linear(2 -> 16) ReLU LayerNorm(16, composed) Linear") != std::string::npos, b.out);
+  BOOST_TEST(slurp(pre + "/metrics.csv") != slurp(post + "/metrics.csv"));  // another network, another loss
+  BOOST_TEST(ag::read_checkpoint(post + "/model.ckpt").metadata.find("placement=post") != std::string::npos);
+  BOOST_TEST(ag::read_checkpoint(pre + "/model.ckpt").metadata.find("placement=") == std::string::npos);
+  for (const std::string& out : {pre, post}) {
+    const Result e = run("eval --model " + out + "/model.ckpt");
+    BOOST_TEST_REQUIRE(e.status == 0, e.err);
+    const std::string csv = slurp(out + "/metrics.csv");
+    const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+    char expected[32];
+    std::snprintf(expected, sizeof expected, "loss %.4f", std::stod(last.substr(last.find(',', last.find(',') + 1) + 1)));
+    BOOST_TEST(e.out.find(expected) != std::string::npos, out << ": " << e.out << " vs " << expected);
+  }
+  const Result none = run("train --dataset moons --norm layernorm --norm-placement none --epochs 1 --out " + dir("moons-none"));
+  BOOST_TEST(none.status == 2, none.err);
+  BOOST_TEST(none.err.find("an MLP's norm goes pre (before each activation) or post") != std::string::npos, none.err);
+}
+
 BOOST_AUTO_TEST_CASE(train_writes_metrics_plot_and_checkpoint_and_eval_reads_it) {
   const std::string out = dir("moons");
   const Result r = run("train --dataset moons --hidden 16 --epochs 3 --lr 0.01 --out " + out);

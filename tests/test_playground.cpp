@@ -67,8 +67,10 @@ BOOST_AUTO_TEST_CASE(the_command_line_says_every_setting) {
   const playground::Settings s = playground::parse_settings("norm=layernorm&depth=3&width=8&optimizer=momentum&lr=0.3");
   BOOST_TEST(playground::command_line(s, 40) ==
              "autograd train --dataset moons --points 200 --noise 0.1 --validation 0.2 --hidden 8,8,8 --activation tanh "
-             "--norm layernorm --impl composed --optimizer sgd --momentum 0.9 --lr 0.3 --weight-decay 0 --batch-size 32 "
-             "--init-scale 1 --seed 0 --steps 40");
+             "--norm layernorm --impl composed --norm-placement pre --optimizer sgd --momentum 0.9 --lr 0.3 --weight-decay 0 "
+             "--batch-size 32 --init-scale 1 --seed 0 --steps 40");
+  const playground::Settings post = playground::parse_settings("norm=rmsnorm&placement=post");
+  BOOST_TEST(playground::command_line(post, 5).find("--norm rmsnorm --impl composed --norm-placement post ") != std::string::npos);
   BOOST_TEST(playground::shortest(0.1) == "0.1");
   BOOST_TEST(std::stod(playground::shortest(std::pow(10, -2.3))) == std::pow(10, -2.3));
   const std::string schema = playground::settings_json();

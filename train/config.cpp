@@ -127,6 +127,9 @@ void check_mlp(const RunConfig& c, const Checker& check) {
                 "fused: batchnorm has one implementation, composed");
   check.require(c.norm != Norm::BatchNorm || c.batch_size >= 2, "batch_size",
                 "must be at least 2 with batchnorm (a batch of one sample has no variance), got " + std::to_string(c.batch_size));
+  check.require(c.placement != Placement::None, "placement",
+                "none: an MLP's norm goes pre (before each activation) or post (after it); for no norm: " +
+                    check.name("norm") + " none");
   if (c.generated.points) check.within("points", *c.generated.points, 4, kMaxGeneratedPoints);
   if (c.generated.noise) {
     check.require(*c.generated.noise >= 0 && *c.generated.noise <= kMaxNoise, "noise",

@@ -179,6 +179,12 @@ void read_mlp(std::map<std::string, std::string>& f, ModelDescription& d) {
   d.config.norm = d.mlp.norm;
   d.config.impl = d.mlp.impl;
   d.config.activation = d.mlp.activation;
+  // Written only for a norm after the activation: a checkpoint without it is "pre".
+  if (f.count("placement")) {
+    d.config.placement = parse_placement(f["placement"]);
+    if (d.config.placement == Placement::None) throw Error("placement none: an MLP's norm goes pre or post");
+    d.mlp.norm_after_activation = d.config.placement == Placement::Post;
+  }
   d.config.label_column = f["label"];
   if (f.count("points")) d.config.generated.points = static_cast<long long>(number_field(f, "points", 4, kMaxGeneratedPoints + 1));
   if (f.count("noise")) d.config.generated.noise = number_field(f, "noise", 0, kMaxNoise + 1);
@@ -218,6 +224,7 @@ std::string describe_model(const RunConfig& config, const MlpSpec& spec) {
   out << "format=" << kMlpFormat << "\nsizes=";
   for (std::size_t i = 0; i < spec.sizes.size(); ++i) out << (i ? "," : "") << spec.sizes[i];
   out << "\nnorm=" << norm_name(spec.norm) << "\nimpl=" << impl_name(spec.impl)
+      << (spec.norm_after_activation ? "\nplacement=post" : "")
       << "\nactivation=" << activation_name(spec.activation) << "\ndataset=" << config.dataset
       << "\nlabel=" << config.label_column << "\nseed=" << config.seed
       << "\nvalidation_fraction=" << config.validation_fraction << "\n";

@@ -23,6 +23,7 @@ MlpSpec model_spec(const RunConfig& config, const Dataset& data) {
   for (arma::uword h : config.hidden) spec.sizes.push_back(h);
   spec.sizes.push_back(data.task == Task::Classification ? data.classes : 1);
   spec.norm = config.norm;
+  spec.norm_after_activation = config.placement == Placement::Post;
   spec.impl = config.impl;
   spec.activation = config.activation;
   spec.init = config.activation == Activation::Tanh ? Init::Xavier : Init::Kaiming;
@@ -122,7 +123,9 @@ std::string TableTask::title() const {
   std::string hidden;
   for (arma::uword h : config.hidden) hidden += (hidden.empty() ? "" : ",") + std::to_string(h);
   return config.dataset + ": MLP hidden " + (hidden.empty() ? "none" : hidden) + ", norm " + norm_name(config.norm) +
-         (config.norm == Norm::None ? "" : std::string(" (") + impl_name(config.impl) + ")") + ", " +
+         (config.norm == Norm::None ? ""
+                                    : std::string(" (") + impl_name(config.impl) +
+                                          (config.placement == Placement::Post ? ", after the activation" : "") + ")") + ", " +
          optimizer_name(config.optimizer) + " lr " + format_number(config.lr) + ", batch " + std::to_string(config.batch_size);
 }
 

@@ -39,10 +39,12 @@ const std::vector<Key>& keys() {
       {"depth", "2", {}, 0, kMaxDepth, true, false, "hidden layers", [](S& s, T, double v) { s.depth = static_cast<long long>(v); }},
       {"width", "16", {}, 1, kMaxWidth, true, false, "units in each hidden layer",
        [](S& s, T, double v) { s.width = static_cast<long long>(v); }},
-      {"activation", "tanh", {"tanh", "relu", "gelu"}, 0, 0, false, false, "after each hidden layer (and its norm)",
+      {"activation", "tanh", {"tanh", "relu", "gelu"}, 0, 0, false, false, "after each hidden Linear",
        [](S& s, T t, double) { s.config.activation = ag::parse_activation(t); }},
-      {"norm", "none", {"none", "layernorm", "rmsnorm", "batchnorm"}, 0, 0, false, false, "after each hidden Linear, before the activation",
+      {"norm", "none", {"none", "layernorm", "rmsnorm", "batchnorm"}, 0, 0, false, false, "after each hidden Linear",
        [](S& s, T t, double) { s.config.norm = ag::parse_norm(t); }},
+      {"placement", "pre", {"pre", "post"}, 0, 0, false, false, "the norm before each activation (pre) or after it (post)",
+       [](S& s, T t, double) { s.config.placement = ag::parse_placement(t); }},
       {"impl", "composed", {"composed", "fused"}, 0, 0, false, false, "the norm from primitive ops, or one fused node (batchnorm: composed only)",
        [](S& s, T t, double) { s.config.impl = ag::parse_impl(t); }},
       {"optimizer", "adam", {"sgd", "momentum", "adam", "adamw"}, 0, 0, false, false, "momentum: SGD with momentum 0.9",
@@ -179,7 +181,8 @@ std::string command_line(const Settings& s, long long steps) {
   return "autograd train --dataset " + c.dataset + " --points " + std::to_string(*c.generated.points) + " --noise " +
          shortest(*c.generated.noise) + " --validation " + shortest(c.validation_fraction) + " --hidden " +
          (hidden.empty() ? "\"\"" : hidden) + " --activation " + ag::activation_name(c.activation) + " --norm " +
-         ag::norm_name(c.norm) + " --impl " + ag::impl_name(c.impl) + " --optimizer " + ag::optimizer_name(c.optimizer) +
+         ag::norm_name(c.norm) + " --impl " + ag::impl_name(c.impl) + " --norm-placement " + ag::placement_name(c.placement) +
+         " --optimizer " + ag::optimizer_name(c.optimizer) +
          (sgd ? " --momentum " + shortest(c.momentum) : "") + " --lr " + shortest(c.lr) + " --weight-decay " +
          shortest(c.weight_decay) + " --batch-size " + std::to_string(c.batch_size) + " --init-scale " +
          shortest(c.init_scale) + " --seed " + std::to_string(c.seed) + " --steps " + std::to_string(steps);

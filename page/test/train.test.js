@@ -3,7 +3,8 @@
 // 1. The default run on moons passes 90% validation accuracy within 300 steps.
 // 2. With steps=K the page stops at `step K`; its training loss equals the one
 //    `autograd train` prints for the page's own command to 1e-9 (no norm,
-//    LayerNorm composed, BatchNorm, RMSNorm fused on the spiral).
+//    LayerNorm composed, BatchNorm, RMSNorm fused on the spiral, LayerNorm after
+//    the activation).
 // 3. Bad settings, in the address or typed, get their one-line message; a
 //    diverging run stops and names the step and the layer.
 // 4. The experiments run to the end and show their numbers.
@@ -74,7 +75,8 @@ async function learns(browser) {
 
 async function matchesNative(browser) {
   for (const hash of ["steps=100", "norm=layernorm&impl=composed&lr=0.03&steps=100", "norm=batchnorm&optimizer=momentum&lr=0.1&steps=100",
-                      "dataset=spiral&norm=rmsnorm&impl=fused&activation=relu&batch=50&init=0.5&steps=80"]) {
+                      "dataset=spiral&norm=rmsnorm&impl=fused&activation=relu&batch=50&init=0.5&steps=80",
+                      "norm=layernorm&placement=post&activation=relu&lr=0.03&steps=100"]) {
     const page = await open(browser, hash);
     const shown = await finished(page);
     const k = Number(hash.match(/steps=(\d+)/)[1]);
