@@ -15,4 +15,5 @@ const char* keep(std::string text) {
 extern "C" const char* playground_settings() { return keep(playground::settings()); }
 extern "C" const char* playground_start(const char* hash) { return keep(playground::start(hash)); }
 extern "C" const char* playground_advance(int steps) { return keep(playground::advance(steps)); }
-extern "C" const char* playground_run(const char* hash) { return keep(playground::run_to_end(hash)); }
+extern "C" const char* playground_experiment_start(const char* hash) { return keep(playground::experiment_start(hash)); }
+extern "C" const char* playground_experiment_advance(int steps) { return keep(playground::experiment_advance(steps)); }

@@ -226,20 +226,56 @@ std::string advance(long long steps) {
 
 std::string settings() { return settings_json(); }
 
-std::string run_to_end(const std::string& hash) {
+namespace {
+struct Experiment {
+  explicit Experiment(const Settings& settings) : session(settings), initial(session.train_evaluation().loss) {}
+  Session session;
+  double initial;
+};
+std::unique_ptr<Experiment> experiment;
+
+std::string experiment_summary(Session& s, double initial) {
+  const ag::Evaluation end = s.train_evaluation(), val = s.validation_evaluation();
+  std::string grads = "[";
+  for (const LayerStats& l : s.layer_stats()) grads += (grads.size() > 1 ? "," : "") + explorer::number(l.grad_norm);
+  explorer::Object o;
+  o.raw("done", "true").num("initial", initial).num("final", s.diverged().empty() ? end.loss : std::numeric_limits<double>::quiet_NaN());
+  o.num("val_accuracy", val.accuracy).num("steps", static_cast<double>(s.step())).raw("grad_norms", grads + "]");
+  return o.text("diverged", s.diverged()).str();
+}
+}  // namespace
+
+std::string experiment_start(const std::string& hash) {
+  experiment.reset();
   try {
-    Session s(parse_settings(hash));
-    const double initial = s.train_evaluation().loss;
-    while (!s.done()) s.advance(1000);
-    const ag::Evaluation end = s.train_evaluation(), val = s.validation_evaluation();
-    std::string grads = "[";
-    for (const LayerStats& l : s.layer_stats()) grads += (grads.size() > 1 ? "," : "") + explorer::number(l.grad_norm);
-    explorer::Object o;
-    o.num("initial", initial).num("final", s.diverged().empty() ? end.loss : std::numeric_limits<double>::quiet_NaN());
-    o.num("val_accuracy", val.accuracy).num("steps", static_cast<double>(s.step())).raw("grad_norms", grads + "]");
-    return o.text("diverged", s.diverged()).str();
+    experiment = std::make_unique<Experiment>(parse_settings(hash));
+    return explorer::Object().raw("started", "true").str();
   } catch (const ag::Error& e) {
     return error_json(ag::one_line(e.what()));
+  }
+}
+
+std::string experiment_advance(long long steps) {
+  if (!experiment) return error_json("no experiment run: start one first");
+  try {
+    Session& s = experiment->session;
+    s.advance(steps);
+    if (!s.done()) return explorer::Object().raw("done", "false").num("step", static_cast<double>(s.step())).str();
+    const std::string summary = experiment_summary(s, experiment->initial);
+    experiment.reset();
+    return summary;
+  } catch (const ag::Error& e) {
+    experiment.reset();
+    return error_json(ag::one_line(e.what()));
+  }
+}
+
+std::string run_to_end(const std::string& hash) {
+  const std::string started = experiment_start(hash);
+  if (started.find("\"error\"") != std::string::npos) return started;
+  for (;;) {
+    const std::string r = experiment_advance(1000);
+    if (r.find("\"done\":false") == std::string::npos) return r;
   }
 }
 

@@ -65,8 +65,15 @@ std::string start(const std::string& hash);
 std::string advance(long long steps);
 std::string settings();
 
-// A run trained to its end (an experiment's): {"initial": train loss, "final": train loss (null
+// An experiment's run, in a slot of its own (the page's run keeps training),
+// a slice at a time so that the page answers between slices:
+// experiment_start(hash) begins it ({"started": true} or {"error"}), and
+// experiment_advance(k) trains up to k more steps: {"done": false, "step"} until
+// its end, then {"done": true, "initial": train loss, "final": train loss (null
 // when it diverged), "val_accuracy", "steps", "grad_norms": per layer, "diverged": "..."}.
+std::string experiment_start(const std::string& hash);
+std::string experiment_advance(long long steps);
+// The same run in one call (native callers and tests).
 std::string run_to_end(const std::string& hash);
 
 }  // namespace playground

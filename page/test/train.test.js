@@ -127,6 +127,12 @@ async function refuses(browser) {
 
 async function experiments(browser) {
   const page = await open(browser, "");
+  // Every status line the experiments write: a run trained in slices shows its step between them.
+  await page.evaluate(() => {
+    window.statuses = [];
+    new MutationObserver(() => window.statuses.push(document.getElementById("experiment-status").textContent))
+      .observe(document.getElementById("experiment-status"), { childList: true, characterData: true, subtree: true });
+  });
   for (const [name, words] of [["lr", "Enables higher learning rates"], ["init", "Reduces dependency on initialization"],
                                ["deep", "Stabilizes training of deep networks"], ["batch", "LayerNorm minus BatchNorm"], ["rms", "with RMSNorm took"]]) {
     await page.click(`[data-experiment=${name}]`);
@@ -135,6 +141,9 @@ async function experiments(browser) {
     assert.ok(result.includes(words) && /\d/.test(result) && !result.includes("NaN"), `${name}: ${result}`);
     console.log(`experiment ${name}: ${result.slice(result.indexOf(words.split(" ")[0]) - 1).slice(0, 400)}`);
   }
+  const sliced = await page.evaluate(() => window.statuses.filter((s) => /\(step \d+\)$/.test(s)).length);
+  assert.ok(sliced > 0, "the experiments' runs are trained in slices, the page answering between them");
+  console.log(`the experiments' runs advanced in slices (${sliced} status lines with a step)`);
   await page.close();
 }
 

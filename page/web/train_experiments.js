@@ -1,6 +1,7 @@
 // The seed's claims as one-click experiments: paired runs over seeds on the
-// page's current settings (each run trained to its end by the engine,
-// playground_run), then a table and a sentence made from the numbers just measured.
+// page's current settings (each run trained by the engine in slices of about
+// 30 ms, playground_experiment_start/_advance, so the page answers throughout),
+// then a table and a sentence made from the numbers just measured.
 "use strict";
 
 const Experiments = (() => {
@@ -10,17 +11,33 @@ const Experiments = (() => {
   const fmt = (v) => (Number.isFinite(v) ? Number(v.toPrecision(3)).toString() : "—");
   const seeds = (n) => Array.from({ length: n }, (_, i) => i + 1);
 
-  // Runs every {label, settings} in turn, a timeout between runs so the page answers.
+  // Runs every {label, settings} in turn, each in slices sized to about kSliceMs
+  // of training, a timeout between slices so the page answers (and draws) throughout.
+  const kSliceMs = 30;
   function runAll(runs, done) {
     const results = [];
+    let started = false, steps = 1, ms = 0;
     const next = () => {
       if (results.length === runs.length) { done(results); return; }
       const run = runs[results.length];
-      $("experiment-status").textContent = `run ${results.length + 1} of ${runs.length}: ${run.label}`;
+      if (!started) {
+        const s = call("playground_experiment_start", hashOf(run.settings));
+        if (s.error) { results.push(Object.assign(s, run)); setTimeout(next, 0); return; }
+        started = true;
+        ms = 0;
+      }
       const t0 = performance.now();
-      const r = call("playground_run", hashOf(run.settings));
-      r.ms = performance.now() - t0;
-      results.push(Object.assign(r, run));
+      const r = call("playground_experiment_advance", steps);
+      const took = performance.now() - t0;
+      ms += took;
+      steps = Math.max(1, Math.min(100000, Math.round(steps * kSliceMs / Math.max(took, 1))));  // the next slice's size
+      $("experiment-status").textContent = `run ${results.length + 1} of ${runs.length}: ${run.label}` +
+        (r.done === false ? ` (step ${r.step})` : "");
+      if (r.done !== false) {
+        started = false;
+        r.ms = ms;
+        results.push(Object.assign(r, run));
+      }
       setTimeout(next, 0);
     };
     setTimeout(next, 0);
