@@ -133,7 +133,8 @@ int cmd_grade(const std::vector<std::string>& args) {
   positional.add("file", 1);
   po::variables_map vm;
   if (!parse_options("grade", "autograd grade FILE.cpp\nautograd grade --class DIR --exercise NAME --csv scores.csv "
-                     "[--jobs N] [--timeout S]\nBuilds the student's file into a sandboxed program, sends it freshly "
+                     "[--jobs N] [--timeout S]\nautograd grade --pack gradescope --exercise NAME --out NAME-gradescope.zip\n"
+                     "autograd grade --student-pack DIR\nBuilds the student's file into a sandboxed program, sends it freshly "
                      "drawn inputs, and scores the gradients it returns, with a hint for each wrong one.\n"
                      "Exit status: 0 full marks (--class, or a --format other than text: the CSV or the document was written), 1 not full marks or the file does "
                      "not build, 2 bad usage or a broken exercise.spec, 3 the grader cannot grade here (no compiler, a noexec TMPDIR, a "

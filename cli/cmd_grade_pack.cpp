@@ -12,7 +12,9 @@ namespace cli {
 int write_pack(const PackArgs& a) {
   if (a.grading_asked) throw UsageError("--pack and --student-pack write a pack; give no FILE or --class with them");
   if (!a.student_pack.empty()) {
-    if (!a.pack.empty() || !a.out.empty()) throw UsageError("--student-pack DIR goes alone (no --pack, no --out)");
+    if (!a.pack.empty() || !a.out.empty() || !a.exercise.empty()) {
+      throw UsageError("--student-pack DIR goes alone: it writes every exercise (no --pack, --out or --exercise)");
+    }
     const std::size_t files = grading::write_student_pack(a.student_pack);
     std::cout << "the student pack: " << files << " files in " << ag::printable(a.student_pack)
               << " (no solutions, no lesson answers, no hidden cases)\n";

@@ -260,7 +260,8 @@ BOOST_AUTO_TEST_CASE(bad_pack_options_are_one_line_and_write_nothing) {
   BOOST_TEST(fs::is_empty(out / "a_folder"));
 
   for (const std::string& args : {std::string("--pack gradescope --exercise softmax"), std::string("--pack moodle --exercise softmax --out y.zip"),
-                                  std::string("--pack gradescope --out y.zip"), std::string("x.cpp --pack gradescope --exercise softmax --out y.zip")}) {
+                                  std::string("--pack gradescope --out y.zip"), std::string("x.cpp --pack gradescope --exercise softmax --out y.zip"),
+                                  std::string("--student-pack s --exercise softmax")}) {
     const Run r = cli_test::run("grade " + args, "", out);
     BOOST_TEST(r.status == 2, args);
     BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
