@@ -310,4 +310,5 @@ BOOST_AUTO_TEST_CASE(a_spec_without_its_hidden_cases_keeps_the_visible_ones_and_
   // Every case hidden leaves nothing to self-check: refused, naming the file.
   BOOST_CHECK_EXCEPTION(grading::visible_spec(spec + "hidden = 4\n", "softmax/exercise.spec"), ag::DataError,
                         [](const ag::DataError& e) { return has(e.what(), "softmax/exercise.spec: every case is hidden"); });
+  BOOST_CHECK_THROW(grading::visible_spec(spec + "hidden = two\n", "softmax/exercise.spec"), ag::DataError);
 }

@@ -1,10 +1,9 @@
 #include "assignments/grading/pack.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +89,17 @@ std::string key_of(const std::string& line) {
   return key;
 }
 
+// The K of "hidden = K"; anything else is the spec's error, named as the grader names it.
+std::size_t hidden_count(const std::string& value, const std::string& where) {
+  std::istringstream in(value);
+  long long k = -1;
+  std::string rest;
+  if (!(in >> k) || k < 0 || (in >> rest)) {
+    throw ag::DataError(where + ": expected hidden = a whole number of cases, got '" + value + "'");
+  }
+  return std::size_t(k);
+}
+
 }  // namespace
 
 std::string known_exercise(const std::string& name) {
@@ -108,7 +118,7 @@ std::string visible_spec(const std::string& spec_text, const std::string& where)
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::size_t hidden = 0, cases = 0;
   for (const std::string& line : lines) {
-    if (key_of(line) == "hidden") hidden = std::size_t(std::stoul(line.substr(line.find('=') + 1)));
+    if (key_of(line) == "hidden") hidden = hidden_count(line.substr(line.find('=') + 1), where);
     if (key_of(line) == "case") ++cases;
   }
   if (hidden > 0 && hidden >= cases) {
