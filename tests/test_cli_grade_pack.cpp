@@ -261,7 +261,7 @@ BOOST_AUTO_TEST_CASE(bad_pack_options_are_one_line_and_write_nothing) {
 
   for (const std::string& args : {std::string("--pack gradescope --exercise softmax"), std::string("--pack moodle --exercise softmax --out y.zip"),
                                   std::string("--pack gradescope --out y.zip"), std::string("x.cpp --pack gradescope --exercise softmax --out y.zip"),
-                                  std::string("--student-pack s --exercise softmax")}) {
+                                  std::string("--student-pack s --exercise softmax"), std::string("a_folder")}) {
     const Run r = cli_test::run("grade " + args, "", out);
     BOOST_TEST(r.status == 2, args);
     BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
