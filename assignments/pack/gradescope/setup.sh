@@ -9,6 +9,8 @@
 set -euo pipefail
 
 source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"   # /autograder/source
+# Not under /tmp: bwrap gives every compile a fresh /tmp, which hides a precompiled header kept
+# there (the build's own folders are bound before /tmp is mounted, assignments/grading/sandbox.cpp).
 build="${AUTOGRAD_PACK_BUILD:-/opt/autograd-build}"
 
 export DEBIAN_FRONTEND=noninteractive
