@@ -14,8 +14,10 @@
 
 #include "autograd/format.h"
 #include "cli/cli.h"
+#include "cli/grade_pack.h"
 #include "assignments/grading/class.h"
 #include "assignments/grading/formats.h"
+#include "assignments/grading/pack.h"
 #include "assignments/grading/run.h"
 #include "train/plot.h"
 
@@ -27,16 +29,18 @@ using namespace grading;  // the grader library (assignments/grading/)
 namespace {
 
 // The banner and the text report, or (--format) the document alone on stdout, the banner on stderr.
-int grade_one(const std::string& file, const std::string& name, const ClassOptions& o) {
+// A submission refused before it is built (a folder without a .cpp) gets its document too.
+int grade_one(const Submission& sub, const std::string& name, const ClassOptions& o, bool refuse_links) {
   const GradeSetup setup = prepare_grading(name, o.sandbox, o.timeout, o.compile_timeout);
   const RemoveOnExit remove{setup.root};
   std::ostream& log = o.format == Format::Text ? std::cout : std::cerr;
   const RunContext run{name, sandbox_label(setup.isolation),
                        isolation_text(setup.isolation, setup.run_limits, setup.precompiled)};
-  log << "building " << ag::printable(file) << " for the '" << name << "' exercise ...\n" << run.banner << "\n"
+  log << "building " << ag::printable(sub.label) << " for the '" << name << "' exercise ...\n" << run.banner << "\n"
       << std::flush;
   const unsigned seed = o.seed >= 0 ? unsigned(o.seed) : std::random_device{}();
-  const Graded graded{file, grade_submission(setup, file, seed, 0, false)};
+  const Graded graded{sub.label, sub.refused.empty() ? grade_submission(setup, sub.file, seed, 0, refuse_links)
+                                                     : refused_outcome(setup, seed, sub.refused)};
   kill_orphans();
   if (o.format != Format::Text) {
     std::cout << format_one(o.format, run, graded) << std::flush;
@@ -74,7 +78,7 @@ namespace {
 
 // The options as given, before they are checked.
 struct GradeArgs {
-  std::string file, exercise, class_dir, csv, sandbox = "auto", format = "text";
+  std::string file, exercise, class_dir, csv, sandbox = "auto", format = "text", pack, out, student_pack;
   long long jobs = 1, seed = -1;
   bool resume = false;
   double timeout = 10, compile_timeout = 60;
@@ -106,7 +110,8 @@ int cmd_grade(const std::vector<std::string>& args) {
   po::options_description options("options");
   GradeArgs a;
   options.add_options()
-      ("file", po::value(&a.file), "the student's .cpp file (e.g. assignments/softmax/softmax.cpp)")
+      ("file", po::value(&a.file), "the student's .cpp file (e.g. assignments/softmax/softmax.cpp), or a student's "
+       "folder (with --exercise: its NAME.cpp, else its only .cpp)")
       ("exercise", po::value(&a.exercise), "the exercise (a folder of assignments/; default: from the file)")
       ("class", po::value(&a.class_dir), "grade every .cpp file (or student folder) in this folder")
       ("csv", po::value(&a.csv), "with --class: write one row per submission to this CSV file, and beside it "
@@ -119,18 +124,26 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("seed", po::value(&a.seed), "draw the inputs from this seed (default: a fresh one every run)")
       ("format", po::value(&a.format)->default_value("text"), "text, json, gradescope (results.json), prairielearn "
        "(results.json) or junit (XML): the document on stdout, the progress on stderr (docs/grading.md)")
+      ("pack", po::value(&a.pack), "gradescope: with --exercise and --out, write Gradescope's autograder zip (docs/grading.md, \"Packs\")")
+      ("out", po::value(&a.out), "with --pack: the zip to write")
+      ("student-pack", po::value(&a.student_pack), "write what students get into this new folder: the source without "
+       "the solutions, the lesson answers and the hidden cases")
       ("sandbox", po::value(&a.sandbox)->default_value("auto"), "auto, bwrap, user (as root in a container without user namespaces) or none (see docs/grading.md)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
   if (!parse_options("grade", "autograd grade FILE.cpp\nautograd grade --class DIR --exercise NAME --csv scores.csv "
-                     "[--jobs N] [--timeout S]\nBuilds the student's file into a sandboxed program, sends it freshly "
+                     "[--jobs N] [--timeout S]\nautograd grade --pack gradescope --exercise NAME --out NAME-gradescope.zip\n"
+                     "autograd grade --student-pack DIR\nBuilds the student's file into a sandboxed program, sends it freshly "
                      "drawn inputs, and scores the gradients it returns, with a hint for each wrong one.\n"
                      "Exit status: 0 full marks (--class, or a --format other than text: the CSV or the document was written), 1 not full marks or the file does "
                      "not build, 2 bad usage or a broken exercise.spec, 3 the grader cannot grade here (no compiler, a noexec TMPDIR, a "
                      "failing sandbox).",
                      options, args, vm, &positional)) {
     return 0;
+  }
+  if (!a.pack.empty() || !a.out.empty() || !a.student_pack.empty()) {
+    return write_pack({a.pack, a.exercise, a.out, a.student_pack, !a.file.empty() || !a.class_dir.empty()});
   }
   ClassOptions o = checked(a, vm.count("seed") > 0);
   // The caller's open descriptors (a log, a checkout, a socket) are not the
@@ -163,8 +176,13 @@ int grade_files(const std::string& file, const std::string& exercise, const std:
   }
   if (!csv.empty() || o.resume) throw UsageError(std::string(o.resume ? "--resume" : "--csv") + " goes with --class DIR");
   if (file.empty()) throw UsageError("which file? autograd grade FILE.cpp");
+  if (fs::is_directory(file)) {  // one student's folder, as Gradescope's /autograder/submission
+    if (exercise.empty()) throw UsageError("grading the folder " + ag::printable(file) + " needs --exercise NAME");
+    const std::string name = known_exercise(exercise);
+    return grade_one(from_folder(file, file, name), name, o, true);
+  }
   if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file);
-  return grade_one(file, exercise_of(file, exercise), o);
+  return grade_one({file, file, ""}, exercise_of(file, exercise), o, false);
 }
 
 }  // namespace

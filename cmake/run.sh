@@ -4,6 +4,7 @@
 #   bash cmake/run.sh test   install what is missing, build, run every test
 #   bash cmake/run.sh site   install what is missing, build the course site: build/site/ (every lesson a page)
 #   bash cmake/run.sh demo   build the course site, serve it on 127.0.0.1, print its URL
+#   bash cmake/run.sh packages   install what is missing for `main`, and stop (the Gradescope pack's setup.sh)
 # As root it installs the missing Debian packages itself; otherwise it prints
 # the one apt-get line to run.
 set -euo pipefail
@@ -45,6 +46,8 @@ if ((${#missing[@]})); then
     exit 1
   fi
 fi
+
+if [[ "$mode" == packages ]]; then exit 0; fi
 
 generator=()
 if command -v ninja >/dev/null; then generator=(-G Ninja); fi
@@ -116,7 +119,7 @@ case "$mode" in
     exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$build/site"
     ;;
   *)
-    echo "usage: bash cmake/run.sh main|test|site|demo" >&2
+    echo "usage: bash cmake/run.sh main|test|site|demo|packages" >&2
     exit 2
     ;;
 esac

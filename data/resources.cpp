@@ -19,6 +19,16 @@ std::string installed_prefix() {
   return fs::is_directory(prefix / AUTOGRAD_INSTALL_DATADIR, ec) ? prefix.string() : "";
 }
 
+std::string source_tree() {
+  const fs::path root = AUTOGRAD_SOURCE_DIR;
+  std::error_code ec;
+  if (fs::is_regular_file(root / "CMakeLists.txt", ec) && fs::is_regular_file(root / "cmake" / "run.sh", ec)) {
+    return root.string();
+  }
+  throw DataError("the source tree this program was built from (" + root.string() +
+                  ") is not there; run the autograd of a build of a source checkout");
+}
+
 std::string shipped_file(const std::string& relative) {
   std::vector<fs::path> places;
   if (const char* dir = std::getenv("AUTOGRAD_DATA_DIR"); dir != nullptr && *dir != '\0') {

@@ -17,4 +17,9 @@ std::string shipped_file(const std::string& relative);
 // "" when it does not run from an installed tree (no ../share/autograd).
 std::string installed_prefix();
 
+// The source tree this program was built from (it holds CMakeLists.txt and
+// cmake/run.sh), for the packs that carry it (autograd grade --pack). Throws
+// DataError naming the folder when it is gone, as for a grader copied elsewhere.
+std::string source_tree();
+
 }  // namespace ag

@@ -29,12 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Submission {
-  std::string label;  // the path under DIR, as the CSV shows it
-  fs::path file;
-  std::string refused;  // why it cannot be graded at all ("no .cpp file")
-};
-
 bool is_cpp(const fs::path& p) { return p.extension() == ".cpp"; }
 
 // Why an entry that looks like a submission cannot be one: "" for a plain file.
@@ -45,8 +39,8 @@ std::string not_plain(const fs::file_status& st) {
   return "is not a regular file (a FIFO, socket or device)";
 }
 
-// A student's folder: NAME/<exercise>.cpp, else its only .cpp file; every
-// other case is a row that says why.
+}  // namespace
+
 Submission from_folder(const fs::path& dir, const std::string& label, const std::string& exercise) {
   Submission s{label, dir / (exercise + ".cpp"), ""};
   std::error_code ec;
@@ -74,6 +68,8 @@ Submission from_folder(const fs::path& dir, const std::string& label, const std:
   }
   return s;
 }
+
+namespace {
 
 // Every .cpp entry and every folder is a row; a student folder that is a
 // link, and a .cpp that is not a plain file, are rows that say why.

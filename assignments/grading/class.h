@@ -40,4 +40,16 @@ struct ClassRun {
 
 ClassRun grade_class(const ClassOptions& options);
 
+// One submission: a file, or why it cannot be graded at all.
+struct Submission {
+  std::string label;  // the path under DIR, as the CSV shows it
+  std::filesystem::path file;
+  std::string refused;  // why it cannot be graded at all ("no .cpp file in the folder")
+};
+
+// A student's folder `dir` (a class's, or Gradescope's /autograder/submission): its
+// <exercise>.cpp, else its only .cpp file; with none, several, or one that is not a plain file,
+// `refused` says why. `label` names the folder in the result ("alice", "submission").
+Submission from_folder(const std::filesystem::path& dir, const std::string& label, const std::string& exercise);
+
 }  // namespace grading
