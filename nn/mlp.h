@@ -22,10 +22,10 @@ struct MlpSpec {
   std::vector<arma::uword> sizes;  // input, hidden..., output (at least 2)
   Norm norm = Norm::None;
   Impl impl = Impl::Composed;
-  bool norm_after_activation = false;  // Linear, activation, norm; by default Linear, norm, activation
   Activation activation = Activation::ReLU;
   Init init = Init::Kaiming;
   double init_scale = 1.0;  // multiplies every Linear's drawn weights
+  bool norm_after_activation = false;  // Linear, activation, norm; by default Linear, norm, activation
 };
 
 // Draws the Linear weights from rng in layer order. Norms draw nothing, so

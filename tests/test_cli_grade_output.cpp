@@ -173,6 +173,34 @@ BOOST_AUTO_TEST_CASE(a_precompiled_header_built_with_other_flags_is_set_aside) {
   BOOST_TEST(!has(r.out + r.err, "precompiled Armadillo"), r.out << r.err);
 }
 
+// A grader whose precompiled header (or any folder it shows the compiles) lives
+// under /tmp: bwrap gives each compile a fresh /tmp, so those folders are bound
+// after it, or the compile cannot open them (every submission "did not compile").
+BOOST_AUTO_TEST_CASE(a_precompiled_header_under_tmp_stays_visible_in_the_sandbox) {
+  const fs::path real = fs::path(AUTOGRAD_CLI).parent_path().parent_path() / "assignments" / "grade_toolchain.txt";
+  const std::string toolchain = slurp(real);
+  std::smatch header;
+  if (!std::regex_search(toolchain, header, std::regex("precompiled_header=([^\n]+)")) || !bwrap_starts()) {
+    BOOST_TEST_MESSAGE("no precompiled header in this build, or no bwrap here: nothing to check");
+    return;
+  }
+  const fs::path pch = scratch() / "pch-in-tmp", build = scratch() / "build-tmp-pch";
+  BOOST_REQUIRE(pch.string().rfind(fs::temp_directory_path().string(), 0) == 0);
+  fs::create_directories(pch);
+  for (const std::string suffix : {"", ".gch"}) fs::copy_file(header[1].str() + suffix, pch / ("armadillo.h" + suffix));
+  fs::create_directories(build / "cli");
+  fs::create_directories(build / "assignments");
+  fs::copy_file(AUTOGRAD_CLI, build / "cli" / "autograd");
+  std::ofstream(build / "assignments" / "grade_toolchain.txt")
+      << std::regex_replace(toolchain, std::regex("precompiled_header=[^\n]+"), "precompiled_header=" + (pch / "armadillo.h").string());
+  const fs::path right = write("right-tmp.cpp", kHead + kRight);
+  const Run r = cli_test::run_shell(quote((build / "cli" / "autograd").string()) + " grade --sandbox bwrap " + quote(right.string()));
+  BOOST_TEST(r.status == 0, r.out << r.err);
+  BOOST_TEST(percent(r.out) == 100, r.out << r.err);
+  BOOST_TEST(has(r.out + r.err, "precompiled Armadillo"), r.out << r.err);
+  fs::remove_all(pch);
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_compiler_is_the_graders_error_not_a_zero) {
   // A copy of the program beside a toolchain file that names a compiler that is not there.
   const fs::path build = scratch() / "build";

@@ -52,9 +52,10 @@ std::vector<std::string> bwrap_arguments(const fs::path& folder, const std::vect
   for (const char* etc : {"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"}) {
     a.insert(a.end(), {"--ro-bind-try", etc, etc});
   }
-  for (const std::string& v : visible) a.insert(a.end(), {"--ro-bind-try", v, v});
   const std::string size = std::to_string(limits.tmp_bytes), dir = folder.string();
   a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/tmp"});
+  // After the fresh /tmp: a visible folder under /tmp (a build or a precompiled header there) stays visible.
+  for (const std::string& v : visible) a.insert(a.end(), {"--ro-bind-try", v, v});
   if (limits.private_folder) {
     a.insert(a.end(), {"--size", size, "--tmpfs", dir, "--ro-bind", program, program});
   } else {

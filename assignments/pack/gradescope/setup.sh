@@ -9,8 +9,8 @@
 set -euo pipefail
 
 source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"   # /autograder/source
-# Not under /tmp: bwrap gives every compile a fresh /tmp, which hides a precompiled header kept
-# there (the build's own folders are bound before /tmp is mounted, assignments/grading/sandbox.cpp).
+# A fixed place outside /tmp (the grader keeps its build's folders visible under /tmp too,
+# assignments/grading/sandbox.cpp binds them after the fresh /tmp; /opt outlives a cleaned /tmp).
 build="${AUTOGRAD_PACK_BUILD:-/opt/autograd-build}"
 
 export DEBIAN_FRONTEND=noninteractive
