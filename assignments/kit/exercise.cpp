@@ -1,9 +1,13 @@
 #include "assignments/kit/exercise.h"
 
 #include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "assignments/kit/forwards.h"
 #include "autograd/rng.h"
+#include "autograd/text.h"
 #include "check/op_table.h"
 #include "ops/ops.h"
 
@@ -39,21 +43,42 @@ ag::Var engine_graph(const std::vector<ag::Var>& in) {
   return ag::mul(f, f);
 }
 
-// forwards.h's functions as the library's ops compute them.
+// The forwards a spec names that are not op-table rows, the one table: each as
+// the library's ops compute it on the tape (the exact reference) and, but for
+// the engine's graph, as forwards.h computes it on plain matrices.
+struct NamedForward {
+  const char* name;
+  std::function<TapeForward(double eps)> on_tape;
+  std::function<Forward(double eps)> plain;  // empty: the tape forward's value on a scratch tape
+};
+
+const std::vector<NamedForward>& named_forwards() {
+  using V = std::vector<ag::Var>;
+  static const std::vector<NamedForward> table = {
+      {"softmax", [](double) -> TapeForward { return [](const V& in) { return ag::softmax(in.at(0), 1); }; },
+       [](double) -> Forward { return [](const ag::Inputs& in) { return softmax_forward(in.at(0)); }; }},
+      {"layernorm",
+       [](double eps) -> TapeForward { return [eps](const V& in) { return ag::layernorm_fused(in.at(0), in.at(1), in.at(2), eps); }; },
+       [](double eps) -> Forward { return [eps](const ag::Inputs& in) { return layernorm_forward(in.at(0), in.at(1), in.at(2), eps); }; }},
+      {"rmsnorm", [](double eps) -> TapeForward { return [eps](const V& in) { return ag::rmsnorm_fused(in.at(0), in.at(1), eps); }; },
+       [](double eps) -> Forward { return [eps](const ag::Inputs& in) { return rmsnorm_forward(in.at(0), in.at(1), eps); }; }},
+      {"linear", [](double) -> TapeForward { return [](const V& in) { return ag::add(ag::matmul(in.at(0), in.at(1)), in.at(2)); }; },
+       [](double) -> Forward { return [](const ag::Inputs& in) { return linear_forward(in.at(0), in.at(1), in.at(2)); }; }},
+      {"engine_graph", [](double) -> TapeForward { return engine_graph; }, {}},
+  };
+  return table;
+}
+
+const NamedForward* named_forward(const std::string& name) {
+  for (const NamedForward& f : named_forwards()) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
 TapeForward tape_forward_of(const ExerciseSpec& s) {
-  const double eps = s.eps;
-  if (s.forward == "softmax") return [](const std::vector<ag::Var>& in) { return ag::softmax(in.at(0), 1); };
-  if (s.forward == "layernorm") {
-    return [eps](const std::vector<ag::Var>& in) { return ag::layernorm_fused(in.at(0), in.at(1), in.at(2), eps); };
-  }
-  if (s.forward == "rmsnorm") {
-    return [eps](const std::vector<ag::Var>& in) { return ag::rmsnorm_fused(in.at(0), in.at(1), eps); };
-  }
-  if (s.forward == "linear") {
-    return [](const std::vector<ag::Var>& in) { return ag::add(ag::matmul(in.at(0), in.at(1)), in.at(2)); };
-  }
-  if (s.forward == "engine_graph") return engine_graph;
-  return op_table_forward(s);
+  const NamedForward* named = named_forward(s.forward);
+  return named ? named->on_tape(s.eps) : op_table_forward(s);
 }
 
 // The value of a tape forward, on a scratch tape.
@@ -67,14 +92,8 @@ Forward on_scratch_tape(const TapeForward& f) {
 }
 
 Forward forward_of(const ExerciseSpec& s, const TapeForward& on_tape) {
-  const double eps = s.eps;
-  if (s.forward == "softmax") return [](const ag::Inputs& in) { return softmax_forward(in.at(0)); };
-  if (s.forward == "layernorm") {
-    return [eps](const ag::Inputs& in) { return layernorm_forward(in.at(0), in.at(1), in.at(2), eps); };
-  }
-  if (s.forward == "rmsnorm") return [eps](const ag::Inputs& in) { return rmsnorm_forward(in.at(0), in.at(1), eps); };
-  if (s.forward == "linear") return [](const ag::Inputs& in) { return linear_forward(in.at(0), in.at(1), in.at(2)); };
-  return on_scratch_tape(on_tape);
+  const NamedForward* named = named_forward(s.forward);
+  return named && named->plain ? named->plain(s.eps) : on_scratch_tape(on_tape);
 }
 
 arma::mat draw_input(const ExerciseSpec& s, const CaseSpec& c, const InputSpec& in, ag::Rng& rng) {
@@ -119,8 +138,9 @@ Exercise load_exercise(const std::string& assignments, const std::string& name) 
   try {
     ex.tape_forward = tape_forward_of(ex.spec);
   } catch (const ag::Error& e) {  // no such forward, or a row that takes other inputs: the spec is wrong, so it is named
-    throw ag::DataError(ex.spec.forward_at + ": " + e.what() +
-                        " (a forward is softmax, layernorm, rmsnorm, linear, engine_graph or an op-table row)");
+    std::vector<std::string> names;
+    for (const NamedForward& f : named_forwards()) names.push_back(f.name);
+    throw ag::DataError(ex.spec.forward_at + ": " + e.what() + " (a forward is " + ag::join(names, ", ") + " or an op-table row)");
   }
   ex.forward = forward_of(ex.spec, ex.tape_forward);
   return ex;
