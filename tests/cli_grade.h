@@ -67,6 +67,9 @@ const std::string kHead = "// exercise: softmax\n#include <cstdio>\n#include <cs
                           "#include <unistd.h>\n#include \"assignments/softmax/softmax.h\"\n";
 const std::string kRight = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) {\n"
                            "  const arma::vec s = arma::sum(dy % y, 1);\n  return y % (dy.each_col() - s);\n}\n";
+// A softmax backward without its sum term (it compiles, and scores nothing), and one that does not compile.
+const std::string kWrong = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) { return y % dy; }\n";
+const std::string kBroken = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) { return y % dy <<< ; }\n";
 
 // The percentage on the parent's last "score:" line; -1 when there is none.
 inline int percent(const std::string& out) {

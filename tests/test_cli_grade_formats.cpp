@@ -21,9 +21,6 @@ BOOST_TEST_GLOBAL_FIXTURE(Scratch);
 
 namespace {
 
-const std::string kWrong = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) { return y % dy; }\n";
-const std::string kBroken = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) { return y % dy <<< ; }\n";
-
 const std::string& expected_sandbox() {
   static const std::string label = bwrap_starts() ? "bwrap" : "none (NOT isolated: --sandbox none)";
   return label;

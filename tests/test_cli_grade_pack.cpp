@@ -23,9 +23,6 @@ BOOST_TEST_GLOBAL_FIXTURE(Scratch);
 
 namespace {
 
-const std::string kWrong = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) { return y % dy; }\n";
-const std::string kBroken = "arma::mat softmax_backward(const arma::mat& y, const arma::mat& dy) { return y % dy <<< ; }\n";
-
 // Gradescope's results.json as its documentation (gradescope-autograders.readthedocs.io, "specs")
 // lists it: the keys it knows, their types, the values of its enumerations.
 const std::set<std::string> kTopKeys = {"score", "execution_time", "output", "output_format", "test_output_format",

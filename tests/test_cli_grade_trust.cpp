@@ -22,7 +22,7 @@ BOOST_TEST_GLOBAL_FIXTURE(Scratch);
 
 namespace {
 
-const std::string kBroken = "AUTOGRAD_BWRAP=/bin/false";
+const std::string kNoBwrap = "AUTOGRAD_BWRAP=/bin/false";
 
 // The grader's refusal: exit 3, one line on stderr saying why and what to do, no score.
 void expect_refusal(const Run& r, const std::string& why) {
@@ -88,7 +88,7 @@ struct Terminal {
 // Issue 37: `--sandbox bwrap` that could not start exited 2, "bad usage".
 BOOST_AUTO_TEST_CASE(a_bwrap_that_cannot_start_is_the_graders_error_exit_3) {
   const fs::path file = write("right.cpp", kHead + kRight);
-  expect_refusal(grade("--sandbox bwrap " + quote(file.string()), kBroken),
+  expect_refusal(grade("--sandbox bwrap " + quote(file.string()), kNoBwrap),
                  "--sandbox bwrap needs a sandbox, and bwrap (/bin/false) cannot start here: it exited with status 1");
   expect_refusal(grade("--sandbox bwrap " + quote(file.string()), "AUTOGRAD_BWRAP=/nonexistent/bwrap"),
                  "bwrap (/nonexistent/bwrap) cannot start here");
@@ -98,11 +98,11 @@ BOOST_AUTO_TEST_CASE(a_bwrap_that_cannot_start_is_the_graders_error_exit_3) {
 BOOST_AUTO_TEST_CASE(the_default_refuses_to_grade_without_isolation) {
   const fs::path file = write("right.cpp", kHead + kRight);
   const fs::path caller = scratch() / "caller";
-  expect_refusal(cli_test::run("grade " + quote(file.string()), kBroken, caller),
+  expect_refusal(cli_test::run("grade " + quote(file.string()), kNoBwrap, caller),
                  "--sandbox auto needs a sandbox, and bwrap (/bin/false) cannot start here");
   const fs::path csv = scratch() / "refused.csv";
   const Run all = cli_test::run("grade --class " + quote(file.parent_path().string()) + " --exercise softmax --csv " +
-                                quote(csv.string()), kBroken, caller);
+                                quote(csv.string()), kNoBwrap, caller);
   expect_refusal(all, "--sandbox auto needs a sandbox");
   BOOST_TEST(!fs::exists(csv));
 }
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(sandbox_none_grades_and_the_banner_and_the_csv_say_so) {
   write("bare/right.cpp", kHead + kRight);
   const fs::path csv = scratch() / "bare.csv";
   const Run r = grade("--sandbox none --timeout 30 --class " + quote((scratch() / "src" / "bare").string()) +
-                      " --exercise softmax --csv " + quote(csv.string()), kBroken);
+                      " --exercise softmax --csv " + quote(csv.string()), kNoBwrap);
   BOOST_TEST_REQUIRE(r.status == 0, r.out << r.err);
   BOOST_TEST(has(r.out, "sandbox: none (--sandbox none)"), r.out);
   BOOST_TEST(has(r.out, "NOT isolated"), r.out);
