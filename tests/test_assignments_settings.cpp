@@ -246,9 +246,10 @@ BOOST_AUTO_TEST_CASE(an_unknown_forward_names_the_spec_file_and_line) {
 BOOST_AUTO_TEST_CASE(an_unknown_hints_name_is_refused_with_the_known_ones) {
   const std::string why = refusal(kSoftmax + "hints = sofmax\n");
   BOOST_TEST(has(why, "broken/exercise.spec:7: unknown hints 'sofmax' (did you mean softmax?); the hints are layernorm, "
-                      "rmsnorm, softmax"), why);
-  const std::string far = refusal(kSoftmax + "hints = batchnorm\n");
-  BOOST_TEST(has(far, "unknown hints 'batchnorm'; the hints are layernorm, rmsnorm, softmax"), far);
+                      "rmsnorm, softmax, cross_entropy, linear, batchnorm, engine"), why);
+  const std::string far = refusal(kSoftmax + "hints = groupnorm\n");
+  BOOST_TEST(has(far, "unknown hints 'groupnorm'; the hints are layernorm, rmsnorm, softmax, cross_entropy, linear, "
+                      "batchnorm, engine"), far);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,7 +6,7 @@
 
 #include "assignments/kit/jvp_grader.h"
 #include "assignments/kit/norm_hints.h"
-#include "assignments/kit/softmax_hints.h"
+#include "assignments/kit/zoo_hints.h"
 #include "autograd/gradcheck.h"
 #include "ops/ops.h"
 
@@ -101,7 +101,7 @@ GradeRow gradient_row(const Exercise& ex, const DrawnCase& c, const Answer& a, s
   }
   if (!row.diagnosis.correct()) {
     NormHint better = norm_hint(s, c, k, a.grads[k], row.diagnosis);
-    if (better.result.empty()) better = softmax_hint(s, c, k, a.grads[k]);
+    if (better.result.empty()) better = zoo_hint(s, c, k, a.grads[k]);
     if (!better.result.empty()) {
       row.result = better.result;
       row.diagnosis.hint = better.hint;

@@ -9,6 +9,7 @@
 
 #include "autograd/error.h"
 #include "autograd/text.h"
+#include "assignments/kit/zoo_hints.h"
 
 namespace kit {
 
@@ -189,7 +190,11 @@ void check_complete(const ExerciseSpec& s, const std::string& file) {
 }  // namespace
 
 const std::vector<std::string>& hint_names() {
-  static const std::vector<std::string> names = {"layernorm", "rmsnorm", "softmax"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = {"layernorm", "rmsnorm"};
+    all.insert(all.end(), zoo_names().begin(), zoo_names().end());
+    return all;
+  }();
   return names;
 }
 

@@ -42,7 +42,7 @@ struct ExerciseSpec {
   std::string forward;  // a forward the kit knows (forwards.h) or an op-table row ("batchnorm_composed")
   std::string forward_at;  // "FOLDER/exercise.spec:3", where the forward is named: its errors say so
   std::string header;  // the public header the stub includes, in the folder (default NAME.h)
-  std::string hints;   // "layernorm", "rmsnorm" (kit/norm_hints.h), "softmax" (kit/softmax_hints.h) or ""
+  std::string hints;   // one of hint_names(), or ""
   double eps = 0;
   std::vector<InputSpec> inputs;
   std::vector<std::string> sends;  // what the child reads, in order: input names, "y", "dy", "eps"
@@ -64,7 +64,7 @@ struct ExerciseSpec {
 };
 
 // The names `hints =` takes: kit/norm_hints.h's layernorm and rmsnorm (and kit/jvp_hints.h's
-// layernorm), kit/softmax_hints.h's softmax.
+// layernorm), kit/zoo_hints.h's softmax, cross_entropy, linear, batchnorm and engine.
 const std::vector<std::string>& hint_names();
 
 // What a check of `gradient` ("dx", or "tape" for the tape check) is worth: 0 when the stub gives
