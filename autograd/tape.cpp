@@ -88,10 +88,8 @@ const arma::mat& Tape::grad(Var v) const {
                 " was freed once its backward ran (the tape keeps only leaf and parameter gradients: "
                 "keep_intermediate_grads(false)); call tape.keep_intermediate_grads(true) before backward to read it");
   }
-  // A node no gradient reached has gradient zero; materialise it on demand.
-  if (arma::size(n.grad) != arma::size(n.value)) {
-    const_cast<Node&>(n).grad.zeros(arma::size(n.value));
-  }
+  // A node no gradient reached has gradient zero; materialise it on demand (Node::grad is mutable for this).
+  if (arma::size(n.grad) != arma::size(n.value)) n.grad.zeros(arma::size(n.value));
   return n.grad;
 }
 

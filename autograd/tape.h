@@ -125,6 +125,12 @@ struct OpDef {
   JvpFn jvp;             // empty: forward mode through the op is refused, naming it
 };
 
+// An op composed of other ops (softmax_composed, gelu, the losses): the tape derives its
+// backward from theirs, and its tangent too. `backward` says from which ops, or what comes out.
+inline OpDef composed_op(const char* name, int arity, const char* forward, const char* backward) {
+  return {name, arity, forward, backward, "derived by the tape from its ops' rules", {}};
+}
+
 struct Node {
   std::string op;                     // "mul", "matmul", "leaf", "param:fc1.weight" ...
   const OpDef* def = nullptr;         // the op recorded through record(def, ...); null for leaves
@@ -135,7 +141,7 @@ struct Node {
   std::size_t extra_saved_bytes = 0;  // tensors the closure owns (mean, rstd, masks)
   std::vector<Attribute> attributes;  // the op's constants, e.g. {"eps", 1e-5}
   arma::mat value;
-  arma::mat grad;                     // empty until a gradient reaches it
+  mutable arma::mat grad;             // empty until a gradient reaches it (Tape::grad, const, reads it as zeros)
   BackwardFn backward;                // empty for leaves and constants
   std::weak_ptr<ParameterState> param;  // parameter leaves write their gradient here
   bool is_param = false;

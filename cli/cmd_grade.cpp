@@ -104,11 +104,9 @@ ClassOptions checked(const GradeArgs& a, bool seed_given) {
   return o;
 }
 
-}  // namespace
-
-int cmd_grade(const std::vector<std::string>& args) {
+// The options of `autograd grade`, bound onto `a`.
+po::options_description grade_options(GradeArgs& a) {
   po::options_description options("options");
-  GradeArgs a;
   options.add_options()
       ("file", po::value(&a.file), "the student's .cpp file (e.g. assignments/softmax/softmax.cpp), or a student's "
        "folder (with --exercise: its NAME.cpp, else its only .cpp)")
@@ -129,6 +127,14 @@ int cmd_grade(const std::vector<std::string>& args) {
       ("student-pack", po::value(&a.student_pack), "write what students get into this new folder: the source without "
        "the solutions, the lesson answers and the hidden cases")
       ("sandbox", po::value(&a.sandbox)->default_value("auto"), "auto, bwrap, user (as root in a container without user namespaces) or none (see docs/grading.md)");
+  return options;
+}
+
+}  // namespace
+
+int cmd_grade(const std::vector<std::string>& args) {
+  GradeArgs a;
+  po::options_description options = grade_options(a);
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
@@ -138,7 +144,7 @@ int cmd_grade(const std::vector<std::string>& args) {
                      "drawn inputs, and scores the gradients it returns, with a hint for each wrong one.\n"
                      "Exit status: 0 full marks (--class, or a --format other than text: the CSV or the document was written), 1 not full marks or the file does "
                      "not build, 2 bad usage or a broken exercise.spec, 3 the grader cannot grade here (no compiler, a noexec TMPDIR, a "
-                     "failing sandbox).",
+                     "failing sandbox, or for --sandbox auto no control group to bound the totals).",
                      options, args, vm, &positional)) {
     return 0;
   }

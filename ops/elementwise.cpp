@@ -165,8 +165,8 @@ Var pow_scalar(Var a, double p) {
 }
 
 const OpDef& scalar_div_def() {
-  static const OpDef def{"c / a", 1, "y = c / a  (double / Var)", "derived by the tape from c * a^-1 (pow_scalar, mul_scalar)",
-                         "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("c / a", 1, "y = c / a  (double / Var)",
+                                       "derived by the tape from c * a^-1 (pow_scalar, mul_scalar)");
   return def;
 }
 

@@ -15,9 +15,8 @@ const double kScale = std::sqrt(2.0 / M_PI);  // sqrt(2/pi)
 
 // Composed: no node carries its name; forward mode runs through its ops' rules.
 const OpDef& gelu_def() {
-  static const OpDef def{"gelu", 1, "y = 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3)))",
-                         "derived by the tape from pow_scalar, mul_scalar, add, tanh, add_scalar, mul",
-                         "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("gelu", 1, "y = 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3)))",
+                                       "derived by the tape from pow_scalar, mul_scalar, add, tanh, add_scalar, mul");
   return def;
 }
 Var gelu(Var x) {

@@ -79,10 +79,9 @@ NormSteps normalise_composed(Var x, Var gamma, Var beta, double eps, int dim, Ce
 
 // Composed: no node carries these names; forward mode runs through their ops' rules.
 const OpDef& layernorm_composed_def() {
-  static const OpDef def{"layernorm_composed", 3, "y = (x - mean) / sqrt(var + eps) * g + b, per row",
-                         "derived by the tape from the primitives it records (mean, var, sub, add_scalar, sqrt, div, "
-                         "mul, add)",
-                         "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("layernorm_composed", 3, "y = (x - mean) / sqrt(var + eps) * g + b, per row",
+                                       "derived by the tape from the primitives it records (mean, var, sub, "
+                                       "add_scalar, sqrt, div, mul, add)");
   return def;
 }
 
@@ -152,9 +151,8 @@ Var layernorm_fused(Var x, Var gamma, Var beta, double eps) {
 // ---- RMSNorm, composed ------------------------------------------------------
 
 const OpDef& rmsnorm_composed_def() {
-  static const OpDef def{"rmsnorm_composed", 2, "y = x / sqrt(mean(x^2) + eps) * g, per row",
-                         "derived by the tape from square, mean, add_scalar, sqrt, div, mul",
-                         "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("rmsnorm_composed", 2, "y = x / sqrt(mean(x^2) + eps) * g, per row",
+                                       "derived by the tape from square, mean, add_scalar, sqrt, div, mul");
   return def;
 }
 
@@ -227,10 +225,9 @@ Var rmsnorm_fused(Var x, Var gamma, double eps) {
 // ---- BatchNorm (training mode), composed --------------------------------------
 
 const OpDef& batchnorm_composed_def() {
-  static const OpDef def{"batchnorm_composed", 3,
-                         "y = (x - mean) / sqrt(var + eps) * g + b, per column (training mode)",
-                         "derived by the tape from the same primitives along dim 0",
-                         "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("batchnorm_composed", 3,
+                                       "y = (x - mean) / sqrt(var + eps) * g + b, per column (training mode)",
+                                       "derived by the tape from the same primitives along dim 0");
   return def;
 }
 

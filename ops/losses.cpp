@@ -24,8 +24,8 @@ void check_not_empty(const char* loss, Var pred, const char* what) {
 
 // The losses record no node of their own: forward mode runs through their ops' rules.
 const OpDef& mse_def() {
-  static const OpDef def{"mse", 1, "y = mean((a - t)^2), t a fixed target", "derived by the tape: da = 2 (a - t) / n",
-                         "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("mse", 1, "y = mean((a - t)^2), t a fixed target",
+                                       "derived by the tape: da = 2 (a - t) / n");
   return def;
 }
 Var mse(Var pred, const arma::mat& target) {
@@ -49,9 +49,8 @@ arma::mat one_hot(const arma::uvec& labels, arma::uword classes) {
 }
 
 const OpDef& softmax_cross_entropy_def() {
-  static const OpDef def{"softmax_cross_entropy", 1, "y = mean_i (logsumexp(a_i) - a_i[label_i])",
-                         "derived by the tape: da = (softmax(a) - onehot(label)) / N",
-                         "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("softmax_cross_entropy", 1, "y = mean_i (logsumexp(a_i) - a_i[label_i])",
+                                       "derived by the tape: da = (softmax(a) - onehot(label)) / N");
   return def;
 }
 Var softmax_cross_entropy(Var logits, const arma::uvec& labels) {
@@ -72,8 +71,8 @@ Var softmax_cross_entropy(Var logits, const arma::uvec& labels) {
 }
 
 const OpDef& bce_with_logits_def() {
-  static const OpDef def{"bce_with_logits", 1, "y = mean(softplus(a) - t a), t a fixed target",
-                         "derived by the tape: da = (sigmoid(a) - t) / n", "derived by the tape from its ops' rules", {}};
+  static const OpDef def = composed_op("bce_with_logits", 1, "y = mean(softplus(a) - t a), t a fixed target",
+                                       "derived by the tape: da = (sigmoid(a) - t) / n");
   return def;
 }
 Var bce_with_logits(Var logits, const arma::mat& targets) {

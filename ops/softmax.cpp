@@ -32,10 +32,10 @@ arma::mat log_normalised(const arma::mat& x, int d) {
 
 const OpDef& softmax_composed_def(int dim) {
   static const OpDef defs[2] = {
-      {"softmax_composed(dim=0)", 1, "y = exp(a - logsumexp(a)), down each column",
-       "derived by the tape from logsumexp, sub, exp", "derived by the tape from its ops' rules", {}},
-      {"softmax_composed(dim=1)", 1, "y = exp(a - logsumexp(a)), across each row",
-       "derived by the tape from logsumexp, sub, exp", "derived by the tape from its ops' rules", {}}};
+      composed_op("softmax_composed(dim=0)", 1, "y = exp(a - logsumexp(a)), down each column",
+                  "derived by the tape from logsumexp, sub, exp"),
+      composed_op("softmax_composed(dim=1)", 1, "y = exp(a - logsumexp(a)), across each row",
+                  "derived by the tape from logsumexp, sub, exp")};
   return defs[normalize_dim("softmax_composed", dim)];
 }
 Var softmax_composed(Var x, int dim) {
@@ -49,10 +49,10 @@ Var softmax_composed(Var x, int dim) {
 
 const OpDef& log_softmax_composed_def(int dim) {
   static const OpDef defs[2] = {
-      {"log_softmax_composed(dim=0)", 1, "y = a - logsumexp(a), down each column",
-       "derived by the tape from logsumexp, sub", "derived by the tape from its ops' rules", {}},
-      {"log_softmax_composed(dim=1)", 1, "y = a - logsumexp(a), across each row",
-       "derived by the tape from logsumexp, sub", "derived by the tape from its ops' rules", {}}};
+      composed_op("log_softmax_composed(dim=0)", 1, "y = a - logsumexp(a), down each column",
+                  "derived by the tape from logsumexp, sub"),
+      composed_op("log_softmax_composed(dim=1)", 1, "y = a - logsumexp(a), across each row",
+                  "derived by the tape from logsumexp, sub")};
   return defs[normalize_dim("log_softmax_composed", dim)];
 }
 Var log_softmax_composed(Var x, int dim) {

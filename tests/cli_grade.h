@@ -11,6 +11,7 @@
 #include <regex>
 #include <string>
 
+#include "assignments/grading/totals.h"
 #include "cli_run.h"
 
 namespace cli_grade {
@@ -44,10 +45,17 @@ inline bool bwrap_starts() {
   return starts;
 }
 
-// "--sandbox none " where bwrap cannot start and `args` name no sandbox, else "".
+// Where `args` name no sandbox: "--sandbox none " where bwrap cannot start, "--sandbox bwrap "
+// where it can but no control group can be made (not root: `--sandbox auto` refuses both),
+// else "".
 inline std::string sandbox_option(const std::string& args) {
-  return has(args, "--sandbox") || bwrap_starts() ? "" : "--sandbox none ";
+  if (has(args, "--sandbox")) return "";
+  if (!bwrap_starts()) return "--sandbox none ";
+  return grading::totals_available() ? "" : "--sandbox bwrap ";
 }
+
+// What every sandbox's label adds where no control group can be made.
+inline std::string totals_note() { return grading::totals_available() ? "" : "; totals NOT bounded"; }
 
 // `autograd grade ARGS` from the caller folder (which holds only keep_me), with `env` before it.
 inline Run grade(const std::string& args, const std::string& env = "") {

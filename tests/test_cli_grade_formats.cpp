@@ -22,7 +22,9 @@ BOOST_TEST_GLOBAL_FIXTURE(Scratch);
 namespace {
 
 const std::string& expected_sandbox() {
-  static const std::string label = bwrap_starts() ? "bwrap" : "none (NOT isolated: --sandbox none)";
+  static const std::string label = !bwrap_starts()                ? "none (NOT isolated: --sandbox none" + totals_note() + ")"
+                                   : grading::totals_available() ? "bwrap"
+                                                                 : "bwrap (totals NOT bounded)";
   return label;
 }
 

@@ -117,7 +117,31 @@ BOOST_AUTO_TEST_CASE(sandbox_none_grades_and_the_banner_and_the_csv_say_so) {
   BOOST_TEST(has(r.out, "sandbox: none (--sandbox none)"), r.out);
   BOOST_TEST(has(r.out, "NOT isolated"), r.out);
   const std::string table = slurp(csv);
-  BOOST_TEST(column(table, "sandbox")["right.cpp"] == "none (NOT isolated: --sandbox none)", table);
+  BOOST_TEST(column(table, "sandbox")["right.cpp"] == "none (NOT isolated: --sandbox none" + totals_note() + ")", table);
+}
+
+// Issue 37: where no control group can be made, the default graded anyway, the totals only
+// announced as not bounded. AUTOGRAD_CGROUP_ROOT at a missing folder is such a machine.
+BOOST_AUTO_TEST_CASE(the_default_refuses_where_the_totals_cannot_be_bounded) {
+  if (!bwrap_starts()) {
+    BOOST_TEST_MESSAGE("bwrap cannot start here: the default refuses for that first (the case above)");
+    return;
+  }
+  const std::string no_cgroups = "AUTOGRAD_CGROUP_ROOT=" + quote((scratch() / "no-cgroups").string());
+  const fs::path file = write("right.cpp", kHead + kRight);
+  const Run r = grade("--sandbox auto " + quote(file.string()), no_cgroups);
+  BOOST_TEST(r.status == 3, r.out << r.err);
+  BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
+  BOOST_TEST(has(r.err, "--sandbox auto needs the totals bounded, and no control group can be made here"), r.err);
+  BOOST_TEST(has(r.err, "or pass --sandbox bwrap to grade in bwrap with the totals NOT bounded"), r.err);
+  BOOST_TEST(!has(r.out, "score:"), r.out);
+  // Asked for by name, bwrap grades, and the banner and the report say what is not bounded.
+  const Run named = grade("--sandbox bwrap --format json " + quote(file.string()), no_cgroups);
+  BOOST_TEST_REQUIRE(named.status == 0, named.out << named.err);
+  BOOST_TEST(has(named.out, "\"sandbox\": \"bwrap (totals NOT bounded)\""), named.out);
+  const Run text = grade("--sandbox bwrap " + quote(file.string()), no_cgroups);
+  BOOST_TEST(has(text.out, "totals NOT bounded here (no cgroup can be made under"), text.out);
+  BOOST_TEST(has(text.out, "score: 5/5"), text.out);
 }
 
 // Issue 37: a CSI (U+009B) or OSC (U+009D) in a file or folder name reached the instructor's terminal raw.

@@ -198,6 +198,13 @@ Isolation choose_isolation(const std::string& wanted) {
   }
   if (wanted != "auto" && wanted != "bwrap") throw ag::DataError("--sandbox must be auto, bwrap, user or none, got '" + wanted + "'");
   const std::string why = bwrap_failure();
+  if (why.empty() && wanted == "auto" && !totals_available()) {
+    throw GraderError("--sandbox auto needs the totals bounded, and no control group can be made here (it needs root, "
+                      "or a delegated cgroup): a submission's processes and memory would be limited per process only, so "
+                      "a fork bomb or three programs of 700 MiB could take the machine; run the grader as root, or pass "
+                      "--sandbox bwrap to grade in bwrap with the totals NOT bounded (the banner and every report then "
+                      "say so)");
+  }
   if (why.empty()) return Isolation::Bwrap;
   throw GraderError("--sandbox " + wanted + " needs a sandbox, and " + why + "; install bubblewrap and allow "
                     "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or, as root in a container, pass --sandbox user "
@@ -206,9 +213,10 @@ Isolation choose_isolation(const std::string& wanted) {
 }
 
 std::string sandbox_label(Isolation isolation) {
-  if (isolation == Isolation::Bwrap) return "bwrap";
-  if (isolation == Isolation::User) return "user (its own user; network and world-readable files NOT cut off)";
-  return "none (NOT isolated: --sandbox none)";
+  const std::string totals = totals_available() ? "" : "; totals NOT bounded";
+  if (isolation == Isolation::Bwrap) return totals.empty() ? "bwrap" : "bwrap (" + totals.substr(2) + ")";
+  if (isolation == Isolation::User) return "user (its own user; network and world-readable files NOT cut off" + totals + ")";
+  return "none (NOT isolated: --sandbox none" + totals + ")";
 }
 
 std::string isolation_text(Isolation isolation, const Limits& run, const std::string& precompiled) {

@@ -57,7 +57,8 @@ struct Limits {
   uid_t run_as = 0;                                 // not 0: runs as this user (Isolation::User)
 };
 
-// A few words for every row and document: "bwrap", "user (...)", "none (NOT isolated: --sandbox none)".
+// A few words for every row and document: "bwrap", "user (...)", "none (NOT isolated: --sandbox none)",
+// with "totals NOT bounded" where no control group can be made.
 std::string sandbox_label(Isolation isolation);
 
 // One line for the output: what is isolated and what is bounded, with the run's limits.
