@@ -75,7 +75,9 @@ Mats batchnorm_right(const Mats& s) {
 // student would, with the bugs a student makes.
 struct Bugs {
   bool equals = false;     // `=` where `+=` belongs, everywhere
-  std::function<arma::mat(const arma::mat& c)> local = [](const arma::mat& c) { return arma::mat(1 - arma::square(arma::tanh(c))); };
+  std::function<arma::mat(const arma::mat& c)> local = [](const arma::mat& c) {  // tanh's derivative
+    return arma::mat(1 - arma::square(arma::tanh(c)));
+  };
   bool forwards = false;   // the nodes walked first to last
   bool y_once = false;     // y = f f gives f one contribution
   bool swapped = false;    // a product's inputs get dout times their own value
@@ -127,7 +129,8 @@ const std::vector<Exercise>& exercises() {
            return arma::mat(s[1](0, 0) * (softmax_rows(s[0].t()).t() - onehot(s[0])) / double(s[0].n_rows));
          }},
         {"dy left out", "dz", "without dy", [](const Mats& s, const Mats& r) { return arma::mat(r[0] / s[1](0, 0)); }},
-        {"sum, not mean", "dz", "divide by N", [](const Mats& s, const Mats& r) { return arma::mat(r[0] * double(s[0].n_rows)); }},
+        {"sum, not mean", "dz", "divide by N",
+         [](const Mats& s, const Mats& r) { return arma::mat(r[0] * double(s[0].n_rows)); }},
         {"overflow", "dz", "Subtract each row's largest",
          [](const Mats& s, const Mats&) {
            const arma::mat e = arma::exp(s[0]);  // no max subtracted: the large-logits case overflows
@@ -145,7 +148,8 @@ const std::vector<Exercise>& exercises() {
         {"db from one row", "db", "first row", [](const Mats& s, const Mats&) { return arma::mat(s[2].row(0)); }}}},
       {"batchnorm", batchnorm_right,
        {{"statistics held constant", "dx", "constants", [](const Mats& s, const Mats&) { return bn_dx(bn(s), false, false); }},
-        {"missing mean term", "dx", "- mean(dxhat) is missing", [](const Mats& s, const Mats&) { return bn_dx(bn(s), false, true); }},
+        {"missing mean term", "dx", "- mean(dxhat) is missing",
+         [](const Mats& s, const Mats&) { return bn_dx(bn(s), false, true); }},
         {"missing variance term", "dx", "orthogonal", [](const Mats& s, const Mats&) { return bn_dx(bn(s), true, false); }},
         {"means across the rows", "dx", "LayerNorm", [](const Mats& s, const Mats&) { return bn_dx(bn(s), true, true, 1); }},
         {"unbiased variance", "dx", "N-1", [](const Mats& s, const Mats&) { return bn_dx(bn(s, 1), true, true); }},
@@ -155,7 +159,24 @@ const std::vector<Exercise>& exercises() {
            b.dxhat = s[2];
            return bn_dx(b, true, true);
          }},
+        {"wrong sign, variance term", "dx", "wrong sign",
+         [](const Mats& s, const Mats&) {
+           const Bn b = bn(s);
+           arma::mat t = b.dxhat;
+           t.each_row() -= arma::mean(b.dxhat, 0);
+           t += b.xhat.each_row() % arma::mean(b.dxhat % b.xhat, 0);
+           return arma::mat(t.each_row() % b.rstd);
+         }},
+        {"rstd missing", "dx", "1 / sqrt(var + eps)",
+         [](const Mats& s, const Mats&) {
+           Bn b = bn(s);
+           b.rstd.ones();  // xhat keeps it; the factor in front goes
+           return bn_dx(b, true, true);
+         }},
         {"dgamma from x", "dgamma", "uses x", [](const Mats& s, const Mats&) { return arma::mat(arma::sum(s[2] % s[0], 0)); }},
+        {"dgamma from x - mean", "dgamma", "without the factor rstd",
+         [](const Mats& s, const Mats&) { return arma::mat(arma::sum(s[2] % (s[0].each_row() - arma::mean(s[0], 0)), 0)); }},
+        {"unbiased variance", "dgamma", "N-1", [](const Mats& s, const Mats&) { return arma::mat(arma::sum(s[2] % bn(s, 1).xhat, 0)); }},
         {"dgamma averaged", "dgamma", "their sum", [](const Mats& s, const Mats&) { return arma::mat(arma::mean(s[2] % bn(s).xhat, 0)); }},
         {"`=` for `+=`", "dgamma", "last row",
          [](const Mats& s, const Mats&) {
