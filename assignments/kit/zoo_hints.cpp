@@ -1,8 +1,5 @@
 #include "assignments/kit/zoo_hints.h"
 
-#include <algorithm>
-#include <functional>
-
 namespace kit {
 
 namespace {
@@ -13,8 +10,6 @@ struct Variant {
   NormHint named;
   arma::mat value;
 };
-
-using Zoo = std::function<std::vector<Variant>(const DrawnCase&)>;
 
 const char* const kAccumulate =
     " holds only the last row's contribution: `=` where `+=` belongs in the loop over the rows"
