@@ -1,7 +1,9 @@
 #include "autograd/gradcheck.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "autograd/rng.h"
 
@@ -36,6 +38,26 @@ arma::mat numeric_gradient(const ScalarFunction& f, std::vector<arma::mat> input
     const double minus = f(inputs);
     inputs[k](e) = x0;
     g(e) = (plus - minus) / (2 * eps);
+  }
+  return g;
+}
+
+arma::rowvec numeric_gradient_rows(const RowsFunction& f, const arma::rowvec& x, double eps, arma::uword block) {
+  if (block == 0) throw Error("numeric_gradient_rows: a block of 0 elements");
+  arma::rowvec g(x.n_elem);
+  for (arma::uword first = 0; first < x.n_elem; first += block) {
+    const arma::uword n = std::min(block, x.n_elem - first);
+    arma::mat rows = arma::repmat(x, 2 * n, 1);
+    for (arma::uword e = 0; e < n; ++e) {
+      rows(2 * e, first + e) = x(first + e) + eps;
+      rows(2 * e + 1, first + e) = x(first + e) - eps;
+    }
+    const arma::vec values = f(rows);
+    if (values.n_elem != rows.n_rows) {
+      throw Error("numeric_gradient_rows: f gave " + std::to_string(values.n_elem) + " values for " +
+                  std::to_string(rows.n_rows) + " rows");
+    }
+    for (arma::uword e = 0; e < n; ++e) g(first + e) = (values(2 * e) - values(2 * e + 1)) / (2 * eps);
   }
   return g;
 }

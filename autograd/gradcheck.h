@@ -28,10 +28,23 @@ using TapeFunction = std::function<Var(Tape& tape, const std::vector<Var>& input
 using ScalarFunction = std::function<double(const std::vector<arma::mat>& inputs)>;
 
 // The one central-difference loop of the project (gradcheck, the per-node
-// check and the assignment grader all use it): element e of the result is
+// check and the assignment grader all use it; numeric_gradient_rows, below,
+// is its batched form for a function of one row): element e of the result is
 // (f(x + eps e_e) - f(x - eps e_e)) / (2 eps), with x = inputs[k].
 arma::mat numeric_gradient(const ScalarFunction& f, std::vector<arma::mat> inputs, std::size_t k,
                            double eps = kDefaultEps);
+
+// A function of one row that takes many rows at once (a row-wise norm and a
+// loss on its output): one value per row of its argument.
+using RowsFunction = std::function<arma::vec(const arma::mat& rows)>;
+
+// The same central differences for such a function of the row x, evaluated a
+// block at a time: f gets, for `block` elements e at a time, the rows
+// x + eps e_e and x - eps e_e (2 rows per element, in that order), so a long
+// row costs 2 d / (2 block) calls instead of 2 d. Element e of the result is
+// (f(x + eps e_e) - f(x - eps e_e)) / (2 eps), as numeric_gradient's.
+arma::rowvec numeric_gradient_rows(const RowsFunction& f, const arma::rowvec& x, double eps = kDefaultEps,
+                                   arma::uword block = 64);
 
 // A function of the inputs to any matrix: an output, or a gradient.
 using MatrixFunction = std::function<arma::mat(const std::vector<arma::mat>& inputs)>;

@@ -8,8 +8,7 @@ option(AUTOGRAD_PCH "Precompile Armadillo's header (shorter builds)" ON)
 # autograd_precompile_library(target): a library or program compiled with the
 # build's own flags shares the engine's precompiled header: one header for all
 # of them instead of one each (7.5-8.5 s each under the sanitizers). Their
-# defines differ, which Armadillo's header does not read; autograd_ops adds
-# -fopenmp-simd, which only its own loops' pragmas see (Armadillo has none).
+# defines differ, which Armadillo's header does not read.
 function(autograd_precompile_library target)
   autograd_precompile_shared(${target} libraries)
 endfunction()

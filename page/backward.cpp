@@ -110,18 +110,25 @@ Grads fused(const Request& r, const arma::mat& x, const arma::mat& dy) {
 }
 
 // Central differences of L = <dy, y> in x, through the fused forward: 2 d
-// forwards of d numbers each, so skipped (with a note) for a long row.
+// rows of d numbers each, so skipped (with a note) for a long row. The
+// perturbed rows go through the forward a block at a time (one tape and one
+// kernel call per 128 rows, not per row: the kernel's per-row numbers are
+// the plain loop's at any number of rows, tests/test_norm_kernels.cpp), and
+// each row's L adds its terms in column order, the same at any SIMD width.
 void finite_differences(const Request& r, const arma::mat& x, const arma::mat& dx, Report& report) {
   if (x.n_cols > kMaxFiniteDifferences) {
     report.errors["fd"] = "finite differences are skipped above " + std::to_string(kMaxFiniteDifferences) +
                           " features (they take 2·d forwards of d numbers); this row has " + std::to_string(x.n_cols);
     return;
   }
-  const ag::ScalarFunction loss = [&](const std::vector<arma::mat>& in) {
+  const ag::RowsFunction losses = [&](const arma::mat& rows) {
     ag::Tape t;
-    return arma::accu(r.dy % ag::layernorm_fused(t.constant(in[0]), t.constant(r.gamma), t.constant(r.beta), r.eps).value());
+    const arma::mat& y = ag::layernorm_fused(t.constant(rows), t.constant(r.gamma), t.constant(r.beta), r.eps).value();
+    arma::vec loss(rows.n_rows, arma::fill::zeros);
+    for (arma::uword j = 0; j < y.n_cols; ++j) loss += r.dy(j) * y.col(j);
+    return loss;
   };
-  const arma::mat numeric = ag::numeric_gradient(loss, {x}, 0);
+  const arma::mat numeric = ag::numeric_gradient_rows(losses, x);
   report.put("fd.dx", numeric, "dx by central differences (h = 1e-6)");
   report.put("fd.err", arma::abs(numeric - dx).max(), "largest |tape - finite difference|");
 }

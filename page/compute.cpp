@@ -1,11 +1,12 @@
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "page/views.h"
 
 namespace page {
 
-std::string compute(const std::string& hash) {
+std::string compute(const std::string& hash, std::vector<double>* store) {
   Report report;
   try {
     const Request request = parse_request(hash);
@@ -22,7 +23,7 @@ std::string compute(const std::string& hash) {
     report = Report();
     report.error = e.what();
   }
-  return report.json();
+  return report.json(store);
 }
 
 }  // namespace page

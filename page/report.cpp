@@ -21,10 +21,22 @@ std::string matrix(const arma::mat& m) {
   std::string out = "[";
   for (arma::uword i = 0; i < m.n_rows; ++i) {
     out += i ? ",[" : "[";
-    for (arma::uword j = 0; j < m.n_cols; ++j) out += (j ? "," : "") + number(m(i, j));
+    for (arma::uword j = 0; j < m.n_cols; ++j) {
+      if (j) out += ',';
+      out += number(m(i, j));
+    }
     out += "]";
   }
   return out + "]";
+}
+
+// The matrix's doubles appended to *store, row after row; the JSON says where.
+std::string stored(const arma::mat& m, std::vector<double>& store) {
+  const std::string at = std::to_string(store.size());
+  for (arma::uword i = 0; i < m.n_rows; ++i) {
+    for (arma::uword j = 0; j < m.n_cols; ++j) store.push_back(m(i, j));
+  }
+  return "{\"at\":" + at + ",\"rows\":" + std::to_string(m.n_rows) + ",\"cols\":" + std::to_string(m.n_cols) + "}";
 }
 
 template <class Map, class Write>
@@ -50,7 +62,7 @@ void Report::put(const std::string& key, double value, const std::string& label)
   put(key, arma::mat(1, 1, arma::fill::value(value)), label);
 }
 
-std::string Report::json() const {
+std::string Report::json(std::vector<double>* store) const {
   std::string out = "{\"error\":" + ag::json_string(error) + ",\"fields\":[";
   for (const Field& f : kFields) {
     out += (&f == kFields ? "{" : ",{") + std::string("\"name\":") + ag::json_string(f.name) +
@@ -61,7 +73,12 @@ std::string Report::json() const {
     for (const std::string& k : keys) list += (list.size() > 1 ? "," : "") + ag::json_string(k);
     return list + "]";
   });
-  out += ",\"numbers\":" + object(numbers, matrix);
+  if (store) {
+    store->clear();
+    out += ",\"numbers\":" + object(numbers, [&](const arma::mat& m) { return stored(m, *store); });
+  } else {
+    out += ",\"numbers\":" + object(numbers, matrix);
+  }
   out += ",\"labels\":" + object(labels, ag::json_string);
   out += ",\"errors\":" + object(errors, ag::json_string);
   out += ",\"tape\":[";

@@ -14,8 +14,9 @@ void forward_views(const Request& request, Report& report);
 void backward_views(const Request& request, Report& report);
 
 // The page's whole answer for one URL hash, as JSON (what the page and the
-// native expected-values program print).
-std::string compute(const std::string& hash);
+// native expected-values program print); with `store`, its numbers go there
+// as doubles (Report::json).
+std::string compute(const std::string& hash, std::vector<double>* store = nullptr);
 
 // The page's second part (page/model.cpp): the trained GPT reading a word,
 // for a hash such as "sample=1&word=em".

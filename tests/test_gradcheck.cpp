@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE gradcheck
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/gradcheck.h"
@@ -61,6 +62,27 @@ BOOST_AUTO_TEST_CASE(numeric_gradient_matches_a_known_derivative) {
       gradcheck([](Tape&, const std::vector<Var>& x) { return sum(pow_scalar(x[0], 3.0)); }, {A.cols(0, 0) + 2.0});
   const arma::mat x = A.cols(0, 0) + 2.0;
   BOOST_TEST(arma::approx_equal(r.inputs[0].numeric, 3.0 * arma::square(x), "absdiff", 1e-6));
+}
+
+BOOST_AUTO_TEST_CASE(numeric_gradient_rows_is_numeric_gradient_a_block_at_a_time) {
+  // A function of one row that takes many rows: each row's sum of sin(x_j) * j, added in
+  // column order. Blocks of 1, 3 (7 is not a multiple), 7 and 64 (more than the row) give
+  // numeric_gradient's numbers to the bit: the same perturbed rows, the same differences.
+  const arma::rowvec x = {0.3, -1.2, 2.5, 0.7, -0.1, 1.9, 0.05};
+  const auto row_loss = [](const arma::mat& rows) {
+    arma::vec out(rows.n_rows, arma::fill::zeros);
+    for (arma::uword j = 0; j < rows.n_cols; ++j) out += arma::sin(rows.col(j)) * double(j + 1);
+    return out;
+  };
+  const arma::mat one_at_a_time = numeric_gradient(
+      [&](const std::vector<arma::mat>& in) { return row_loss(in[0])(0); }, {arma::mat(x)}, 0);
+  for (const arma::uword block : {1u, 3u, 7u, 64u}) {
+    const arma::rowvec blocked = numeric_gradient_rows(row_loss, x, kDefaultEps, block);
+    BOOST_TEST(std::equal(blocked.begin(), blocked.end(), one_at_a_time.begin()), "block " << block);
+  }
+  BOOST_TEST(arma::approx_equal(one_at_a_time, arma::mat(arma::cos(x) % arma::regspace<arma::rowvec>(1, 7)), "absdiff", 1e-8));
+  BOOST_CHECK_THROW(numeric_gradient_rows(row_loss, x, kDefaultEps, 0), Error);
+  BOOST_CHECK_THROW(numeric_gradient_rows([](const arma::mat&) { return arma::vec(1); }, x), Error);  // one value per row
 }
 
 BOOST_AUTO_TEST_CASE(directional_difference_is_the_derivative_along_a_direction) {

@@ -93,7 +93,8 @@ BOOST_AUTO_TEST_SUITE(fused_kernels)
 // a 16-byte boundary, so the streaming stores' scalar head and tail run. The
 // sweeps take four columns at a time (two where columns alias in the L2:
 // 16384 rows), then one at a time for the rest: 2 to 7 columns, 641 and 447
-// leave every remainder, 16384x7 runs the pairs.
+// leave every remainder, 16384x7 runs the pairs. 1x768 and 128x768: the
+// live page's finite differences take one row's numbers from a block of 128.
 //
 // The kernels against their specification (ops/norm_kernels.cpp, spec::):
 // y, mean, rstd and dx to the bit, because a row's sums add column after
@@ -103,7 +104,7 @@ BOOST_AUTO_TEST_CASE(the_kernels_compute_their_specification_bit_for_bit) {
   Rng rng(61);
   const std::vector<std::array<arma::uword, 2>> shapes = {{64, 768}, {1024, 768}, {1001, 641}, {1500, 447}, {3, 5},
                                                           {9, 2},   {12, 3},    {33, 6},     {65, 7},    {16384, 7},
-                                                          {1, 1},   {2, 1}};
+                                                          {1, 1},   {2, 1},     {1, 768},    {128, 768}};
   const auto same = [](const arma::mat& a, const arma::mat& b) {
     return arma::size(a) == arma::size(b) && std::equal(a.begin(), a.end(), b.begin());
   };

@@ -183,8 +183,7 @@ async function phone(page) {
     await page.setViewport({ width, height: 900 });
     for (const [name, hash] of views) {
       await goto(page, hash || `program=${enc(programs[0][0])}&direction=x`);
-      const wide = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-      assert(wide[0] <= wide[1], `${name} at ${width} px: scroll width ${wide[0]} > ${wide[1]}`);
+      assert.deepStrictEqual(await h.sticksOut(page), [], `${name} at ${width} px: no sideways scroll, nothing cut off`);
       await page.screenshot({ path: path.join(shots, `explorer-${name}-${width}.png`), fullPage: true });
     }
   }

@@ -98,6 +98,29 @@ function checkEveryKeyShown(shown, native, where, skip = [], all = false) {
   }
 }
 
+// Whether the page scrolls sideways, or anything on it sticks out of the window
+// where no scroll box holds it: a card laid out only near the screen
+// (content-visibility: auto, style.css) clips what overflows it instead of
+// widening the page, so the page's scroll width alone would miss it. Every
+// element's box is asked for (which lays out a card off the screen too);
+// a text's width is its element's. Returns what sticks out, at most 5.
+async function sticksOut(page) {
+  return page.evaluate(() => {
+    const width = window.innerWidth, out = [];
+    if (document.documentElement.scrollWidth > width) out.push(`the page: scroll width ${document.documentElement.scrollWidth}`);
+    const scrolls = (e) => ["auto", "scroll"].includes(getComputedStyle(e).overflowX);
+    for (const e of document.body.querySelectorAll("*")) {
+      if (out.length >= 5) break;
+      const box = e.getBoundingClientRect();
+      if (box.width === 0 || box.right <= width + 0.5) continue;
+      let held = false;
+      for (let a = e.parentElement; a && a !== document.body && !held; a = a.parentElement) held = scrolls(a);
+      if (!held) out.push(`${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${e.getAttribute("class") || ""}: right edge ${box.right.toFixed(0)}`);
+    }
+    return out;
+  });
+}
+
 async function waitForDraw(page, before) {
   await page.waitForFunction((n) => Number(document.body.dataset.draws) > n, { timeout: 60000 }, before);
 }
@@ -143,4 +166,5 @@ async function run(consoleErrors, body, failedBefore = false) {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { launch, run, openPage, expected, shownNumbers, compareNumbers, checkEveryKeyShown, typeInto, setDigits, draws, waitForDraw };
+module.exports = { launch, run, openPage, expected, shownNumbers, compareNumbers, checkEveryKeyShown, typeInto, setDigits, draws, waitForDraw,
+                   sticksOut };

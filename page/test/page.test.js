@@ -296,7 +296,7 @@ async function teacher(browser) {
   (await dots(2)).forEach((c, j) => assert(Math.abs(c - xAgain[j]) < 1e-6, "y's dots on x's"));
   // At 390 px nothing scrolls sideways; a batch's working and picture are row 1's (and say so).
   await page.setViewport({ width: 390, height: 844 });
-  assert(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "390 px: no sideways scroll");
+  assert.deepStrictEqual(await h.sticksOut(page), [], "390 px: no sideways scroll, nothing cut off");
   await (await page.$("#ln")).screenshot({ path: path.join(shots, "teacher-390.png") });
   await h.typeInto(page, "#gamma", "1");
   assert.strictEqual(await page.$eval("#undo-said", (e) => e.hidden), true, "the sentence goes with the next edit");
@@ -304,7 +304,7 @@ async function teacher(browser) {
   assert.match((await working())[0], /^mean = \(0 \+ 1 \+ 2 \+ … \(36 more\) … \+ 4\) \/ 40 = /, "a long row's first terms, and how many more");
   assert.match(await page.$eval("#ln", (e) => e.textContent), /are row 1's/);
   assert.strictEqual((await dots(0)).length, 40, "row 1's 40 dots");
-  assert(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "390 px, 40 features: no sideways scroll");
+  assert.deepStrictEqual(await h.sticksOut(page), [], "390 px, 40 features: no sideways scroll, nothing cut off");
   await page.close();
   console.log("ok the working, row 1's picture, and γ = std, β = mean giving x back (engine's y equals x to 1e-12)");
 }

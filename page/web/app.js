@@ -183,13 +183,25 @@
     }
   }
 
+  // page_compute's answer names each matrix by where its doubles start in the engine's
+  // memory (page/report.h): rows of numbers, read from there, as the drawing expects.
+  function withNumbers(answer) {
+    const heap = engine.HEAPF64, base = engine._page_numbers() >>> 3;
+    for (const [key, m] of Object.entries(answer.numbers)) {
+      const rows = [];
+      for (let i = 0, at = base + m.at; i < m.rows; ++i, at += m.cols) rows.push(Array.from(heap.subarray(at, at + m.cols)));
+      answer.numbers[key] = rows;
+    }
+    return answer;
+  }
+
   function recompute() {
     // At most 12 lines tall: a box as tall as a 25,000-row batch took the browser seconds to lay out.
     $("x").rows = Math.min(12, Math.max(3, $("x").value.split("\n").length));
     const hash = hashOf();
     if (decoded(location.hash) !== decoded(hash)) history.replaceState(null, "", "#" + hash);
     const t0 = performance.now();
-    report = JSON.parse(call("page_compute", decoded(hash)));
+    report = withNumbers(JSON.parse(call("page_compute", decoded(hash))));
     const t1 = performance.now();
     if (running !== null && running >= report.tape.length) running = null;
     draw();

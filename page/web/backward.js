@@ -96,10 +96,24 @@ const Backward = (() => {
     container.replaceChildren(table, p);
   }
 
-  function heat(v, max) {
+  // A value's colour as [r, g, b]: red positive, blue negative, white 0.
+  function heatRgb(v, max) {
     const t = max > 0 ? Math.max(-1, Math.min(1, v / max)) : 0;
     const a = Math.round(255 * (1 - Math.abs(t)));
-    return t >= 0 ? `rgb(255,${a},${a})` : `rgb(${a},${a},255)`;
+    return t >= 0 ? [255, a, a] : [a, a, 255];
+  }
+  const heat = (v, max) => `rgb(${heatRgb(v, max).join(",")})`;
+
+  // The heatmap's cells on a canvas, a pixel per cell, shown D x D cells wide:
+  // at d = 64 the 4,096 <rect> elements (with a <title> each) took longer to
+  // build and lay out than the engine ran.
+  function paintCells(canvas, J, max) {
+    const D = J.length, context = canvas.getContext("2d"), image = context.createImageData(D, D);
+    J.forEach((row, i) => row.forEach((v, j) => {
+      const [r, g, b] = heatRgb(v, max), at = 4 * (i * D + j);
+      image.data[at] = r; image.data[at + 1] = g; image.data[at + 2] = b; image.data[at + 3] = 255;
+    }));
+    context.putImageData(image, 0, 0);
   }
 
   // The colour scale under the heatmap: -max (blue) through 0 (white) to +max (red).
@@ -144,7 +158,13 @@ const Backward = (() => {
     const cell = Math.max(6, Math.min(64, Math.floor(480 / D)), wide);
     const max = Math.max(...J.flat().map(Math.abs));
     const pad = 18;  // the axes' indices: rows are y_i, columns x_j
-    const root = svg("svg", { width: pad + cell * D + 2, height: pad + cell * D + 2, role: "img", "aria-label": "the Jacobian heatmap" });
+    const size = pad + cell * D + 2;
+    // The cells' canvas under an SVG of the axes' indices (and the numbers, for a small D).
+    const map = el("div", { class: "jac-map", role: "img", "aria-label": "the Jacobian heatmap", style: `width: ${size}px; height: ${size}px` });
+    const canvas = el("canvas", { class: "jac-cells", width: D, height: D,
+                                  style: `left: ${pad + 1}px; top: ${pad + 1}px; width: ${cell * D}px; height: ${cell * D}px` });
+    paintCells(canvas, J, max);
+    const root = svg("svg", { width: size, height: size });
     const label = (text, x, y) => root.appendChild(svg("text", { x, y, "text-anchor": "middle", "font-size": 11, class: "jac-axis" }, text));
     if (D <= 16) {
       for (let k = 0; k < D; ++k) {
@@ -152,23 +172,28 @@ const Backward = (() => {
         label(`y${k + 1}`, pad / 2, pad + 1 + k * cell + cell / 2 + 4);
       }
     }
-    J.forEach((row, i) => row.forEach((v, j) => {
-      const r = svg("rect", { x: pad + 1 + j * cell, y: pad + 1 + i * cell, width: cell, height: cell, fill: heat(v, max) });
-      r.appendChild(svg("title", {}, `dy${i + 1}/dx${j + 1} = ${v}`));
-      root.appendChild(r);
-      if (D <= 8) {
+    if (D <= 8) {
+      J.forEach((row, i) => row.forEach((v, j) => {
         const t = num("jac", i, j, v, "svg");
         t.setAttribute("x", pad + 1 + j * cell + cell / 2);
         t.setAttribute("y", pad + 1 + i * cell + cell / 2 + 4);
         t.setAttribute("text-anchor", "middle");
         root.appendChild(t);
-      }
-    }));
+      }));
+    }
+    map.append(canvas, root);
     const axes = el("p", {}, "Row i, column j: dy_i / dx_j (how output i moves when input j does). ");
+    const hover = el("span", { class: "jac-hover" }, "Point at a cell for its value.");
+    map.addEventListener("pointermove", (event) => {
+      const box = map.getBoundingClientRect();
+      const j = Math.floor((event.clientX - box.left - pad - 1) / cell), i = Math.floor((event.clientY - box.top - pad - 1) / cell);
+      hover.textContent = i >= 0 && j >= 0 && i < D && j < D ? `dy${i + 1}/dx${j + 1} = ${J[i][j]}` : "Point at a cell for its value.";
+    });
+    axes.append(hover);
     const p = el("p");
     rankText(p, report, D);
-    p.append("Red: positive, blue: negative; hover a cell for its value.");
-    container.replaceChildren(root, colourScale(max), axes, p);
+    p.append("Red: positive, blue: negative.");
+    container.replaceChildren(map, colourScale(max), axes, p);
   }
 
   function memory(container, report) {
