@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -25,7 +26,10 @@ std::string cpu_model() {
 std::size_t parse_cache_size(const std::string& text) {
   std::size_t i = 0;
   std::size_t value = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && value < (std::size_t{1} << 40)) {
+  // Digits stop being read before value * 10 + 9, and then value << 20, could wrap:
+  // 2^40 with a 64-bit size_t, 2^8 with WebAssembly's 32 bits (where 1 << 40 was undefined).
+  constexpr std::size_t kLimit = std::numeric_limits<std::size_t>::max() >> 24;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && value < kLimit) {
     value = value * 10 + static_cast<std::size_t>(text[i++] - '0');
   }
   if (i == 0) return 0;
