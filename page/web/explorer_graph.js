@@ -122,8 +122,6 @@ const Graph = (() => {
     return g;
   }
 
-  // Draws `report` into `holder`; `active` is a set of node ids to highlight,
-  // `hot` a set of "from>to" edges.
   // The holder's width, asked for once per window width (explorer.js redraws on a
   // resize): asked on every keystroke, after the handler's other changes to the
   // page, it forced a layout of the whole page, 8 ms of a small program's 10.
@@ -133,6 +131,8 @@ const Graph = (() => {
     return measured.width;
   }
 
+  // Draws `report` into `holder`; `active` is a set of node ids to highlight,
+  // `hot` a set of "from>to" edges.
   function draw(holder, report, fmt, active, hot) {
     const vertical = holderWidth(holder) < 600;
     const { layers, chains } = layout(report.nodes);
