@@ -99,11 +99,10 @@ function checkEveryKeyShown(shown, native, where, skip = [], all = false) {
 }
 
 // Whether the page scrolls sideways, or anything on it sticks out of the window
-// where no scroll box holds it: a card laid out only near the screen
-// (content-visibility: auto, style.css) clips what overflows it instead of
-// widening the page, so the page's scroll width alone would miss it. Every
-// element's box is asked for (which lays out a card off the screen too);
-// a text's width is its element's. Returns what sticks out, at most 5.
+// where no scroll box holds it: a box that clips what overflows it (overflow:
+// hidden, or containment) hides that from the page's scroll width, which alone
+// would miss it. Every element's box is asked for; a text's width is its
+// element's. Returns what sticks out, at most 5.
 async function sticksOut(page) {
   return page.evaluate(() => {
     const width = window.innerWidth, out = [];
