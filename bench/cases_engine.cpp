@@ -77,8 +77,7 @@ double sum_of(const double* v, std::size_t n) {
 }
 
 void fill_streamed(double* out, std::size_t n, double value) {
-  ag::write_column(out, n, true, [value](std::size_t) { return value; });
-  ag::stream_fence();
+  ag::fill_column(out, n, value, true);
 }
 
 // The machine's references, each on buffers larger than the last-level cache:

@@ -18,7 +18,7 @@ namespace ag::kernels {
 // row. The kernels below compute the same numbers in column sweeps (Armadillo
 // is column-major), and tests/test_norm_kernels.cpp holds them to these loops
 // bit for bit: y, mean, rstd and dx. Only dgamma and dbeta, sums down the
-// rows, are added in another order (the vector lanes of `omp simd`).
+// rows, are added in another order (in the vector's lanes).
 // ---------------------------------------------------------------------------
 namespace spec {
 
@@ -117,17 +117,24 @@ void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::ma
 
 // ---------------------------------------------------------------------------
 // The kernels: the same arithmetic, each pass one straight sweep down the
-// columns (contiguous, vectorised) while the per-row values (N doubles: sums,
-// mean, rstd) stay in cache. ops/sweeps.h holds how they walk: columns in
-// groups, per-row sums, outputs streamed past the caches when large.
+// columns (contiguous) while the per-row values (N doubles: sums, mean, rstd)
+// stay in cache. ops/sweeps.h holds how they walk: columns in groups, rows in
+// vectors (Lanes: a body written for T = Lanes runs kLanes rows at once and,
+// as T = double, the rows left over), outputs streamed past the caches when
+// large.
 //
-// dgamma and dbeta are sums down a column: `omp simd reduction`
-// (-fopenmp-simd: the pragma only, no OpenMP runtime) lets the compiler add
-// them in vector lanes, where it would otherwise add in row order, one add at
-// a time. That changes the order of those additions, not what is added.
+// dgamma and dbeta are sums down a column: they add in the vector's lanes
+// (a row into lane lane i % kLanes, in row order within a lane) and then the
+// lanes. That changes the order of those additions, not what is added.
 // ---------------------------------------------------------------------------
 
 namespace {
+
+// Adds the lanes of acc[k] into out[k], k < K.
+template <arma::uword K>
+void add_lanes(const Lanes (&acc)[K], double* out) {
+  for (arma::uword k = 0; k < K; ++k) out[k] += lane_sum(acc[k]);
+}
 
 // The forward's statistics (spec::layernorm_forward's first loop), one sweep over x.
 void layernorm_stats(const arma::mat& x, double eps, arma::vec& mean, arma::vec& rstd) {
@@ -142,16 +149,18 @@ void layernorm_stats(const arma::mat& x, double eps, arma::vec& mean, arma::vec&
   in_groups(N, 1, D, [&](arma::uword j, auto group) {  // column 0 is the shift: its d is 0
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);  // columns j .. j + K - 1, N apart
-    for (arma::uword i = 0; i < N; ++i) {
-      double s = sum_d[i], s2 = sum_d2[i];
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      T s = load<T>(sum_d + i), s2 = load<T>(sum_d2 + i);
+      const T shift_i = load<T>(shift + i);
       for (arma::uword k = 0; k < K; ++k) {
-        const double d = x_j[k * N + i] - shift[i];
+        const T d = load<T>(x_j + k * N + i) - shift_i;
         s += d;
         s2 += d * d;
       }
-      sum_d[i] = s;
-      sum_d2[i] = s2;
-    }
+      put(sum_d + i, s, false);
+      put(sum_d2 + i, s2, false);
+    });
   });
   for (arma::uword i = 0; i < N; ++i) {
     const double mean_d = sum_d[i] / double(D);
@@ -173,13 +182,16 @@ void layernorm_forward(const arma::mat& x, const arma::mat& gamma, const arma::m
   in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
-    const double* gamma_j = gamma.memptr() + j;
-    const double* beta_j = beta.memptr() + j;
-    write_columns<K>(y.colptr(j), N, N, stream, [&](arma::uword i, arma::uword k) {
-      const double xhat = (x_j[k * N + i] - mean[i]) * rstd[i];  // normalise
-      return xhat * gamma_j[k] + beta_j[k];                       // scale and shift
-    });
-  });
+    double* y_j = y.colptr(j);
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      const T mean_i = load<T>(mean.memptr() + i), rstd_i = load<T>(rstd.memptr() + i);
+      for (arma::uword k = 0; k < K; ++k) {
+        const T xhat = (load<T>(x_j + k * N + i) - mean_i) * rstd_i;  // normalise
+        put(y_j + k * N + i, xhat * broadcast<T>(gamma[j + k]) + broadcast<T>(beta[j + k]), stream);  // scale and shift
+      }
+    }, stream ? y_j : nullptr);
+  }, columns_aligned_alike(y, stream));
   stream_fence();
 }
 
@@ -196,27 +208,25 @@ void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
-    const double* gamma_j = gamma.memptr() + j;
-    double dgamma_j[K] = {}, dbeta_j[K] = {};
-#pragma omp simd reduction(+ : dgamma_j[:K], dbeta_j[:K])
-    for (arma::uword i = 0; i < N; ++i) {
-      double dxhat_sum = dxhat_mean[i], dxhat_xhat_sum = dxhat_xhat_mean[i];
+    Lanes dgamma_j[K] = {}, dbeta_j[K] = {};
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      const T mean_i = load<T>(mean.memptr() + i), rstd_i = load<T>(rstd.memptr() + i);
+      T dxhat_sum = load<T>(dxhat_mean + i), dxhat_xhat_sum = load<T>(dxhat_xhat_mean + i);
       for (arma::uword k = 0; k < K; ++k) {
-        const double dout_ik = dout_j[k * N + i];
-        const double xhat = (x_j[k * N + i] - mean[i]) * rstd[i];  // recomputed, not saved
-        const double dxhat = dout_ik * gamma_j[k];
-        dgamma_j[k] += dout_ik * xhat;
-        dbeta_j[k] += dout_ik;
+        const T dout_ik = load<T>(dout_j + k * N + i);
+        const T xhat = (load<T>(x_j + k * N + i) - mean_i) * rstd_i;  // recomputed, not saved
+        const T dxhat = dout_ik * broadcast<T>(gamma[j + k]);
+        add_into(dgamma_j[k], dout_ik * xhat);
+        add_into(dbeta_j[k], dout_ik);
         dxhat_sum += dxhat;
         dxhat_xhat_sum += dxhat * xhat;
       }
-      dxhat_mean[i] = dxhat_sum;
-      dxhat_xhat_mean[i] = dxhat_xhat_sum;
-    }
-    for (arma::uword k = 0; k < K; ++k) {
-      g.dgamma(j + k) += dgamma_j[k];
-      g.dbeta(j + k) += dbeta_j[k];
-    }
+      put(dxhat_mean + i, dxhat_sum, false);
+      put(dxhat_xhat_mean + i, dxhat_xhat_sum, false);
+    });
+    add_lanes(dgamma_j, g.dgamma.memptr() + j);
+    add_lanes(dbeta_j, g.dbeta.memptr() + j);
   });
   if (g.dx.is_empty()) return;
   for (arma::uword i = 0; i < N; ++i) {  // the sums become means
@@ -228,15 +238,20 @@ void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
-    const double* gamma_j = gamma.memptr() + j;
-    write_columns<K>(g.dx.colptr(j), N, N, stream, [&](arma::uword i, arma::uword k) {
-      const double xhat = (x_j[k * N + i] - mean[i]) * rstd[i];
-      double dval = dout_j[k * N + i] * gamma_j[k];  // term 1: dxhat
-      dval -= dxhat_mean[i];                         // term 2: through the mean
-      dval -= xhat * dxhat_xhat_mean[i];             // term 3: through the variance
-      return dval * rstd[i];                         // final scale by rstd
-    });
-  });
+    double* dx_j = g.dx.colptr(j);
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      const T mean_i = load<T>(mean.memptr() + i), rstd_i = load<T>(rstd.memptr() + i);
+      const T dxhat_mean_i = load<T>(dxhat_mean + i), dxhat_xhat_mean_i = load<T>(dxhat_xhat_mean + i);
+      for (arma::uword k = 0; k < K; ++k) {
+        const T xhat = (load<T>(x_j + k * N + i) - mean_i) * rstd_i;
+        T dval = load<T>(dout_j + k * N + i) * broadcast<T>(gamma[j + k]);  // term 1: dxhat
+        dval -= dxhat_mean_i;                                               // term 2: through the mean
+        dval -= xhat * dxhat_xhat_mean_i;                                   // term 3: through the variance
+        put(dx_j + k * N + i, dval * rstd_i, stream);                       // final scale by rstd
+      }
+    }, stream ? dx_j : nullptr);
+  }, columns_aligned_alike(g.dx, stream));
   stream_fence();
 }
 
@@ -245,26 +260,35 @@ void rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arm
   rstd.zeros(N);
   y.set_size(N, D);
   if (N == 0) return;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
+  double* sum_sq = rstd.memptr();  // the sums of squares, for now
   in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
-    for (arma::uword i = 0; i < N; ++i) {
-      double sum_sq = rstd[i];  // the sum of squares, for now
-      for (arma::uword k = 0; k < K; ++k) sum_sq += x_j[k * N + i] * x_j[k * N + i];
-      rstd[i] = sum_sq;
-    }
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      T s = load<T>(sum_sq + i);
+      for (arma::uword k = 0; k < K; ++k) {
+        const T x_ik = load<T>(x_j + k * N + i);
+        s += x_ik * x_ik;
+      }
+      put(sum_sq + i, s, false);
+    });
   });
-  for (arma::uword i = 0; i < N; ++i) rstd[i] = 1.0 / std::sqrt(rstd[i] / double(D) + eps);
+  for (arma::uword i = 0; i < N; ++i) rstd[i] = 1.0 / std::sqrt(sum_sq[i] / double(D) + eps);
   const bool stream = streamed(y);
   in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
-    const double* gamma_j = gamma.memptr() + j;
-    write_columns<K>(y.colptr(j), N, N, stream, [&](arma::uword i, arma::uword k) {
-      const double xhat = x_j[k * N + i] * rstd[i];  // normalise
-      return xhat * gamma_j[k];                      // scale
-    });
-  });
+    double* y_j = y.colptr(j);
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      const T rstd_i = load<T>(rstd.memptr() + i);
+      for (arma::uword k = 0; k < K; ++k) {
+        const T xhat = load<T>(x_j + k * N + i) * rstd_i;         // normalise
+        put(y_j + k * N + i, xhat * broadcast<T>(gamma[j + k]), stream);  // scale
+      }
+    }, stream ? y_j : nullptr);
+  }, columns_aligned_alike(y, stream));
   stream_fence();
 }
 
@@ -273,40 +297,45 @@ void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::ma
   const arma::uword N = x.n_rows, D = x.n_cols;
   if (N == 0) return;  // no rows: dgamma stays 0, dx is empty
   arma::vec dxhat_xhat_mean(N, arma::fill::zeros);  // per row: the sum, then the mean
+  double* dxhat_xhat = dxhat_xhat_mean.memptr();
   in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
-    const double* gamma_j = gamma.memptr() + j;
-    double dgamma_j[K] = {};
-#pragma omp simd reduction(+ : dgamma_j[:K])
-    for (arma::uword i = 0; i < N; ++i) {
-      double dxhat_xhat_sum = dxhat_xhat_mean[i];
+    Lanes dgamma_j[K] = {};
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      const T rstd_i = load<T>(rstd.memptr() + i);
+      T dxhat_xhat_sum = load<T>(dxhat_xhat + i);
       for (arma::uword k = 0; k < K; ++k) {
-        const double dout_ik = dout_j[k * N + i];
-        const double xhat = x_j[k * N + i] * rstd[i];  // recomputed, not saved
-        dgamma_j[k] += dout_ik * xhat;
-        dxhat_xhat_sum += dout_ik * gamma_j[k] * xhat;
+        const T dout_ik = load<T>(dout_j + k * N + i);
+        const T xhat = load<T>(x_j + k * N + i) * rstd_i;  // recomputed, not saved
+        add_into(dgamma_j[k], dout_ik * xhat);
+        dxhat_xhat_sum += dout_ik * broadcast<T>(gamma[j + k]) * xhat;
       }
-      dxhat_xhat_mean[i] = dxhat_xhat_sum;
-    }
-    for (arma::uword k = 0; k < K; ++k) g.dgamma(j + k) += dgamma_j[k];
+      put(dxhat_xhat + i, dxhat_xhat_sum, false);
+    });
+    add_lanes(dgamma_j, g.dgamma.memptr() + j);
   });
   if (g.dx.is_empty()) return;
-  for (arma::uword i = 0; i < N; ++i) dxhat_xhat_mean[i] /= double(D);
+  for (arma::uword i = 0; i < N; ++i) dxhat_xhat[i] /= double(D);
   const bool stream = streamed(g.dx);
   in_groups(N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
-    const double* gamma_j = gamma.memptr() + j;
-    write_columns<K>(g.dx.colptr(j), N, N, stream, [&](arma::uword i, arma::uword k) {
-      const double xhat = x_j[k * N + i] * rstd[i];
-      double dval = dout_j[k * N + i] * gamma_j[k];  // term 1: dxhat
-      dval -= xhat * dxhat_xhat_mean[i];             // term 2: through the rms
-      return dval * rstd[i];                         // final scale by rstd
-    });
-  });
+    double* dx_j = g.dx.colptr(j);
+    rows_of(N, [&](arma::uword i, auto row) {
+      using T = decltype(row);
+      const T rstd_i = load<T>(rstd.memptr() + i), dxhat_xhat_mean_i = load<T>(dxhat_xhat + i);
+      for (arma::uword k = 0; k < K; ++k) {
+        const T xhat = load<T>(x_j + k * N + i) * rstd_i;
+        T dval = load<T>(dout_j + k * N + i) * broadcast<T>(gamma[j + k]);  // term 1: dxhat
+        dval -= xhat * dxhat_xhat_mean_i;                                   // term 2: through the rms
+        put(dx_j + k * N + i, dval * rstd_i, stream);                       // final scale by rstd
+      }
+    }, stream ? dx_j : nullptr);
+  }, columns_aligned_alike(g.dx, stream));
   stream_fence();
 }
 

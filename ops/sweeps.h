@@ -1,12 +1,17 @@
 // How the fused norm kernels (ops/norm_kernels.cpp) walk a column-major
 // matrix: the machinery, kept out of the kernels so that they show the math.
 //
+// - Lanes: a vector of doubles as wide as the build's vector registers, taken
+//   down a column (consecutive rows). A row's arithmetic is the same IEEE
+//   operations in one lane as in a scalar loop, so the vector code computes
+//   the specification's bits; rows_of runs one body as vectors and, for the
+//   rows left over, as scalars.
 // - in_groups: the columns a few at a time, so a per-row value (a sum, mean,
 //   rstd) is loaded and stored once for the group instead of once a column.
 // - RowSums: two per-row sums in one buffer, skewed so they do not share cache sets.
-// - write_columns: the output, streamed past the caches when it is too large
-//   to stay there (non-temporal stores), else plain vectorised stores.
-// - sweep_plan: the two numbers these choices need.
+// - put: the output, streamed past the caches when it is too large to stay
+//   there (non-temporal stores), else ordinary stores.
+// - sweep_plan: the numbers these choices need.
 //
 // Why stream: an ordinary store first reads the destination line into the
 // cache (a read-for-ownership), so writing an output no cache can hold costs
@@ -15,7 +20,6 @@
 // faster. Measurements: docs/performance.md and bench/README.md.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,45 +33,69 @@
 
 namespace ag {
 
-// What the sweeps' choices follow, read once from ag::cache_sizes().
-struct SweepPlan {
-  // Outputs of at least this many bytes are streamed. Fixed, not derived:
-  // 4 MiB was twice the Xeon's L2 where it was measured, and twice this AMD
-  // EPYC's 1 MiB L2 streamed 2.25 MiB outputs that ran faster through its L3
-  // (docs/performance.md); which cache the rule should follow is not measured yet.
-  std::size_t stream_bytes;
-  // Columns a multiple of this many bytes apart map to the same L2 sets (the
-  // L2's size over its ways: a set is picked by the address bits below it).
-  // Four such columns from x and four from dy, with what the prefetcher
-  // fetches ahead of each, evict each other, so the sweeps take them two at a time.
-  std::size_t alias_stride;
-};
-// alias_stride from this machine's L2 (ops/sweeps.cpp), 128 KiB where it says nothing.
-const SweepPlan& sweep_plan();
-
-inline bool streamed(const arma::mat& out) { return out.n_elem * sizeof(double) >= sweep_plan().stream_bytes; }
-
-// Copies n doubles to dst, bypassing the caches where the target can.
-inline void stream_store(double* dst, const double* src, std::size_t n) {
-#if defined(__AVX__) || defined(__SSE2__)
-#if defined(__AVX__)
-  constexpr std::size_t kLanes = 4, kAlign = 32;
+// The build's vector width in doubles, and how many vector registers it has.
+#if defined(__AVX512F__)
+inline constexpr std::size_t kLanes = 8, kVectorRegisters = 32;
+#elif defined(__AVX__)
+inline constexpr std::size_t kLanes = 4, kVectorRegisters = 16;
 #else
-  constexpr std::size_t kLanes = 2, kAlign = 16;
+inline constexpr std::size_t kLanes = 2, kVectorRegisters = 16;  // SSE2, or the compiler's generic vectors (WebAssembly)
 #endif
-  std::size_t i = 0;
-  for (; i < n && reinterpret_cast<std::uintptr_t>(dst + i) % kAlign != 0; ++i) dst[i] = src[i];
-  for (; i + kLanes <= n; i += kLanes) {
-#if defined(__AVX__)
-    _mm256_stream_pd(dst + i, _mm256_loadu_pd(src + i));
-#else
-    _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
-#endif
+
+// kLanes doubles: + - * / act lane by lane (GCC's and Clang's vector extension).
+typedef double Lanes __attribute__((vector_size(kLanes * sizeof(double))));
+
+// A kernel's per-row body is written once for T = Lanes (kLanes rows) and
+// T = double (one row): load<T>, broadcast<T> and put<T> read, spread and
+// write either.
+template <class T>
+inline T load(const double* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);  // unaligned: a plain vector load
+  return v;
+}
+template <class T>
+inline T broadcast(double a) {
+  if constexpr (std::is_same_v<T, double>) {
+    return a;
+  } else {
+    return T{} + a;
   }
-  for (; i < n; ++i) dst[i] = src[i];
-#else
-  std::memcpy(dst, src, n * sizeof(double));
+}
+inline double lane_sum(Lanes v) {
+  double s = 0;
+  for (std::size_t l = 0; l < kLanes; ++l) s += v[l];
+  return s;
+}
+// A sum down a column kept in lanes: a vector adds lane by lane, a single row into lane 0.
+template <class T>
+inline void add_into(Lanes& acc, T v) {
+  if constexpr (std::is_same_v<T, double>) {
+    acc[0] += v;
+  } else {
+    acc += v;
+  }
+}
+
+// Writes v at p; streamed, past the caches (p is then aligned to a vector:
+// rows_of's head sees to that).
+template <class T>
+inline void put(double* p, T v, bool stream) {
+  if constexpr (std::is_same_v<T, Lanes>) {
+    if (stream) {
+#if defined(__AVX512F__)
+      _mm512_stream_pd(p, reinterpret_cast<__m512d&>(v));
+      return;
+#elif defined(__AVX__)
+      _mm256_stream_pd(p, reinterpret_cast<__m256d&>(v));
+      return;
+#elif defined(__SSE2__)
+      _mm_stream_pd(p, reinterpret_cast<__m128d&>(v));
+      return;
 #endif
+    }
+  }
+  std::memcpy(p, &v, sizeof v);
 }
 
 // Orders the streaming stores before anything later (they are weakly ordered).
@@ -77,60 +105,75 @@ inline void stream_fence() {
 #endif
 }
 
-// K output columns at once, a stride apart (column-major: the matrix's row
-// count): out[k * stride + i] = value(i, k) for i < n, k < K.
-//
-// Streamed, through small buffers in L1 that stream_store then writes past
-// the caches, filled row by row for the K columns: a kernel's per-row values
-// (mean, rstd, ...) are loaded once for the K of them while x streams in.
-// Not streamed (the output fits in cache), straight into out, one column
-// after another: each loop is then a plain sweep the compiler vectorises
-// (filled row by row, GCC 12 vectorises none of the grouped loops: -fopt-info-vec).
-template <std::size_t K, class Value>
-void write_columns(double* out, std::size_t stride, std::size_t n, bool stream, Value value) {
-  if (!stream) {
-    for (std::size_t k = 0; k < K; ++k) {
-      double* const out_k = out + k * stride;
-      for (std::size_t i = 0; i < n; ++i) out_k[i] = value(i, k);
-    }
-    return;
+// body(i, T{}) for the rows 0 .. N-1: kLanes at a time as T = Lanes, and the
+// rest one at a time as T = double. With `aligned_to` (an output column that
+// is streamed), the rows before its first vector-aligned row go one at a time
+// too, so that every vector put lands on a whole aligned vector.
+template <class Body>
+void rows_of(arma::uword N, Body body, const double* aligned_to = nullptr) {
+  arma::uword i = 0;
+  if (aligned_to != nullptr) {
+    for (; i < N && reinterpret_cast<std::uintptr_t>(aligned_to + i) % sizeof(Lanes) != 0; ++i) body(i, double{});
   }
-  constexpr std::size_t kChunk = 256;  // 2 KB a column: K of them stay in L1
-  alignas(64) double chunk[K][kChunk];
-  for (std::size_t first = 0; first < n; first += kChunk) {
-    const std::size_t count = std::min(kChunk, n - first);
-    for (std::size_t q = 0; q < count; ++q) {
-      for (std::size_t k = 0; k < K; ++k) chunk[k][q] = value(first + q, k);
-    }
-    for (std::size_t k = 0; k < K; ++k) stream_store(out + k * stride + first, chunk[k], count);
-  }
+  for (; i + kLanes <= N; i += kLanes) body(i, Lanes{});
+  for (; i < N; ++i) body(i, double{});
 }
 
-// One column: out[i] = value(i) for i < n.
-template <class Value>
-void write_column(double* out, std::size_t n, bool stream, Value value) {
-  write_columns<1>(out, n, n, stream, [&](std::size_t i, std::size_t) { return value(i); });
-}
+// What the sweeps' choices follow, read once from the machine (ops/sweeps.cpp).
+struct SweepPlan {
+  // Outputs of at least this many bytes are streamed. A constant, measured
+  // on both CPUs this project runs on: 4 MiB was twice the Intel Xeon's L2;
+  // on the AMD EPYC (1 MiB L2) 2.4 MB outputs ran faster not streamed and
+  // 6.3 MB ones streamed (docs/performance.md). No multiple of the L2 fits both.
+  std::size_t stream_bytes;
+  // Columns a multiple of this many bytes apart map to the same L2 sets (the
+  // L2's size over its ways: a set is picked by the address bits below it).
+  // Four such columns from x and four from dy, with what the prefetcher
+  // fetches ahead of each, evicted each other on the Xeon, so there the
+  // sweeps take them two at a time.
+  std::size_t alias_stride;
+  // Columns a group takes at most: as many as the backward's first sweep can
+  // hold in registers (per column two sums and gamma, besides the row's four
+  // values and the temporaries): 8 with 32 vector registers, 4 with 16.
+  arma::uword group;
+};
+// alias_stride from this machine's L2, 128 KiB where it says nothing.
+const SweepPlan& sweep_plan();
+
+inline bool streamed(const arma::mat& out) { return out.n_elem * sizeof(double) >= sweep_plan().stream_bytes; }
 
 template <arma::uword Width, class Step>
-void in_groups_of(arma::uword first, arma::uword D, Step step) {
-  arma::uword j = first;
+void in_groups_of(arma::uword& j, arma::uword D, Step step) {
   for (; j + Width <= D; j += Width) step(j, std::integral_constant<arma::uword, Width>{});
-  for (; j < D; ++j) step(j, std::integral_constant<arma::uword, 1>{});
 }
 
 // step(j, group) for the columns first .. D-1 of a matrix of N rows: j a
-// group's first column and decltype(group)::value its width, four (two where
-// the columns alias in the L2) while that many are left, then 1 for the last
-// few. A row's sums still add column after column, in the order one column at
-// a time would, so grouping changes no bit of them.
+// group's first column and decltype(group)::value its width, the plan's
+// group width (two where the columns alias in the L2) while that many are
+// left, then 4, 2 and 1 for the rest. A row's sums still add column after
+// column, in the order one column at a time would, so grouping changes no bit
+// of them. `aligned` false (a streamed output whose columns start at
+// different offsets from a vector boundary, N not a multiple of kLanes): one
+// column at a time, so that each finds its own aligned rows.
 template <class Step>
-void in_groups(arma::uword N, arma::uword first, arma::uword D, Step step) {
-  if (N * sizeof(double) % sweep_plan().alias_stride == 0) {
-    in_groups_of<2>(first, D, step);
-  } else {
-    in_groups_of<4>(first, D, step);
+void in_groups(arma::uword N, arma::uword first, arma::uword D, Step step, bool aligned = true) {
+  const SweepPlan& plan = sweep_plan();
+  arma::uword j = first;
+  if (!aligned) {
+    in_groups_of<1>(j, D, step);
+    return;
   }
+  const arma::uword width = N * sizeof(double) % plan.alias_stride == 0 ? 2 : plan.group;
+  if (width >= 8) in_groups_of<8>(j, D, step);
+  if (width >= 4) in_groups_of<4>(j, D, step);
+  in_groups_of<2>(j, D, step);
+  in_groups_of<1>(j, D, step);
+}
+
+// Whether a streamed output's columns share their offset from a vector
+// boundary (then a group's rows_of head is the same for all of them).
+inline bool columns_aligned_alike(const arma::mat& out, bool stream) {
+  return !stream || out.n_rows * sizeof(double) % sizeof(Lanes) == 0;
 }
 
 // Two per-row sums in one buffer, the second 40 doubles (5 cache lines)
@@ -144,5 +187,12 @@ struct RowSums {
   explicit RowSums(arma::uword N)
       : buffer(2 * N + kSkew, arma::fill::zeros), first(buffer.memptr()), second(buffer.memptr() + N + kSkew) {}
 };
+
+// One column: out[i] = value for i < n, streamed or not, as the kernels
+// write (the bench's bound times its non-temporal fills with this).
+inline void fill_column(double* out, arma::uword n, double value, bool stream) {
+  rows_of(n, [&](arma::uword i, auto row) { put(out + i, broadcast<decltype(row)>(value), stream); }, stream ? out : nullptr);
+  if (stream) stream_fence();
+}
 
 }  // namespace ag

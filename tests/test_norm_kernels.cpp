@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -89,12 +91,15 @@ BOOST_AUTO_TEST_SUITE(fused_kernels)
 
 // 64x768: outputs stay in cache (ordinary stores); 1024x768 (6 MB),
 // 1001x641 and 1500x447 are streamed (above twice the L2 of every CPU this
-// project has met), and with an odd row count every other column starts off
-// a 16-byte boundary, so the streaming stores' scalar head and tail run. The
-// sweeps take four columns at a time (two where columns alias in the L2:
-// 16384 rows), then one at a time for the rest: 2 to 7 columns, 641 and 447
-// leave every remainder, 16384x7 runs the pairs. 1x768 and 128x768: the
-// live page's finite differences take one row's numbers from a block of 128.
+// project has met). With an odd row count the columns start at different
+// offsets from a vector boundary, so a streamed output goes a column at a
+// time, each with its scalar head and tail. The sweeps take up to eight
+// columns at a time (sweep_plan().group; two where columns alias in the L2:
+// 16384 rows), then four, two and one for the rest: 2 to 15 columns, 641 and
+// 447 leave remainders, 16384x7 and 16384x11 run the pairs. Rows go kLanes at
+// a time and the rest one by one: 3, 9, 33, 65 and 1001 rows leave some.
+// 1x768 and 128x768: the live page's finite differences take one row's
+// numbers from a block of 128.
 //
 // The kernels against their specification (ops/norm_kernels.cpp, spec::):
 // y, mean, rstd and dx to the bit, because a row's sums add column after
@@ -104,7 +109,8 @@ BOOST_AUTO_TEST_CASE(the_kernels_compute_their_specification_bit_for_bit) {
   Rng rng(61);
   const std::vector<std::array<arma::uword, 2>> shapes = {{64, 768}, {1024, 768}, {1001, 641}, {1500, 447}, {3, 5},
                                                           {9, 2},   {12, 3},    {33, 6},     {65, 7},    {16384, 7},
-                                                          {1, 1},   {2, 1},     {1, 768},    {128, 768}};
+                                                          {1, 1},   {2, 1},     {1, 768},    {128, 768}, {17, 15},
+                                                          {40, 13}, {16384, 11}};
   const auto same = [](const arma::mat& a, const arma::mat& b) {
     return arma::size(a) == arma::size(b) && std::equal(a.begin(), a.end(), b.begin());
   };
@@ -143,12 +149,49 @@ BOOST_AUTO_TEST_CASE(the_kernels_compute_their_specification_bit_for_bit) {
   }
 }
 
+// rows_of visits every row once, kLanes at a time where it can; given an
+// output column, it starts the vectors on the column's first aligned row (a
+// streamed store needs one), whatever the column's offset from a boundary.
+// fill_column streams through it: every value lands, none outside.
+BOOST_AUTO_TEST_CASE(rows_of_visits_every_row_once_and_streams_on_aligned_rows) {
+  std::vector<double> memory(200 + 2 * kLanes, -1.0);
+  double* base = memory.data();
+  while (reinterpret_cast<std::uintptr_t>(base) % sizeof(Lanes) != 0) ++base;  // the first aligned double
+  for (arma::uword N : {0u, 1u, 7u, 8u, 9u, 100u}) {
+    for (std::size_t offset = 0; offset < kLanes; ++offset) {
+      double* column = base + offset;
+      std::vector<int> visits(N, 0);
+      arma::uword vectors = 0, misaligned = 0;
+      rows_of(N, [&](arma::uword i, auto row) {
+        constexpr arma::uword width = std::is_same_v<decltype(row), Lanes> ? kLanes : 1;
+        for (arma::uword r = i; r < i + width; ++r) ++visits.at(r);
+        if (width > 1) {
+          ++vectors;
+          if (reinterpret_cast<std::uintptr_t>(column + i) % sizeof(Lanes) != 0) ++misaligned;
+        }
+      }, column);
+      BOOST_TEST(std::all_of(visits.begin(), visits.end(), [](int v) { return v == 1; }), "N " << N << " offset " << offset);
+      BOOST_TEST(misaligned == 0u, "N " << N << " offset " << offset);
+      if (N >= 2 * kLanes) BOOST_TEST(vectors >= N / kLanes - 1, "N " << N << " offset " << offset);
+      std::fill(memory.begin(), memory.end(), -1.0);
+      fill_column(column, N, 2.5, true);
+      const std::ptrdiff_t first = column - memory.data();
+      for (std::ptrdiff_t k = 0; k < std::ptrdiff_t(memory.size()); ++k) {
+        const bool inside = k >= first && k < first + std::ptrdiff_t(N);
+        if (memory[k] != (inside ? 2.5 : -1.0)) BOOST_ERROR("fill_column N " << N << " offset " << offset << " at " << k);
+      }
+    }
+  }
+}
+
 // The sweeps' plan: the alias stride is a power of two no larger than the L2
 // (a way of it), and the streaming threshold is the fixed 4 MiB.
 BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_l2) {
   const SweepPlan& plan = sweep_plan();
   const std::size_t l2 = cache_sizes().l2;
-  BOOST_TEST_MESSAGE(describe_caches(cache_sizes()) << ": alias stride " << plan.alias_stride / 1024 << " KiB");
+  BOOST_TEST_MESSAGE(describe_caches(cache_sizes()) << ": alias stride " << plan.alias_stride / 1024 << " KiB, groups of "
+                                                    << plan.group << " columns, " << kLanes << " lanes");
+  BOOST_TEST((plan.group == 4u || plan.group == 8u), plan.group);
   BOOST_TEST((plan.alias_stride & (plan.alias_stride - 1)) == 0u, plan.alias_stride);
   BOOST_TEST(plan.alias_stride >= 4096u);
   if (l2 != 0) BOOST_TEST(plan.alias_stride <= l2);
