@@ -28,6 +28,9 @@ struct Result {
   // Ours / the bound in each round, least and largest (merge_rounds); the
   // median of those ratios is time.median_s / bound_s.
   double over_bound_min = 0, over_bound_max = 0;
+  // The *_kernel rows: the kernels' own traffic as pure passes (8 matrix
+  // transfers: their four sweeps' reads and fills), timed the same way; 0: none.
+  double sweeps_s = 0;
   double gbps = 0;           // (read_bytes + write_bytes) / median time
   std::size_t ops = 0;       // ops per run when the figure of interest is time per op
   std::string note;

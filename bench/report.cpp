@@ -70,6 +70,7 @@ std::string format_table(const std::vector<Result>& ours, const Peer& peer) {
     os << std::setw(9) << (r.bound_s > 0 ? fixed(over_bound(r), 2) : "-");
     std::string note = r.note;
     if (r.ops > 0) note = fixed(r.time.median_s / double(r.ops) * 1e9, 0) + " ns/op";
+    if (r.sweeps_s > 0) note += "; " + fixed(r.time.median_s / r.sweeps_s, 2) + "x their 8 transfers";
     if (peer.ran) {
       const PeerResult* p = find(peer, r.name, r.shape);
       const auto spread = peer.ratios.find(case_id(r.name, r.shape));
@@ -140,7 +141,7 @@ std::string format_targets(const std::vector<Result>& ours, const Peer& peer, co
          fused && composed ? double(composed->new_bytes) / double(std::max(1LL, fused->new_bytes)) : 0,
          4.0, false, "x");
   target(os, "per-op overhead (recorded + back-propagated), ns", per_op != nullptr,
-         per_op ? per_op->time.median_s / double(per_op->ops) * 1e9 : 0, 500, true, "");
+         per_op ? per_op->time.median_s / double(per_op->ops) * 1e9 : 0, 200, true, "");  // issue 41
   target(os, "digits MLP epoch, ours/PyTorch", epoch && ratio(epoch) > 0, ratio(epoch), 0.5, true, "x");
   return os.str();
 }
@@ -173,11 +174,21 @@ std::string format_bound_targets(const std::vector<Result>& ours, const Peer& pe
     const double vs = r ? peer_ratio(*r, peer) : -1.0;
     target(os, "layernorm_composed " + shape + ", ours/PyTorch composed", vs > 0, vs, 1.0, true, "x");
   }
-  // The default GPT's step; PyTorch's is its fused kernels either way.
+  // The kernels alone over their own 8 transfers (issue 41: at most 1.3x).
+  for (const std::string& shape : shapes) {
+    for (const char* name : {"layernorm_kernel", "rmsnorm_kernel"}) {
+      const Result* r = find(ours, name, shape);
+      const bool timed = r != nullptr && r->sweeps_s > 0;
+      target(os, std::string(name) + " " + shape + ", time / its 8 transfers", timed,
+             timed ? r->time.median_s / r->sweeps_s : 0, 1.3, true, "x");
+    }
+  }
+  // The default GPT's step (issue 41: the composed one at most 0.70x); PyTorch's is its fused kernels either way.
   for (const char* shape : {"4x64 b32", "4x64 b32 fused"}) {
     const Result* r = find(ours, "gpt_step", shape);
     const double vs = r ? peer_ratio(*r, peer) : -1.0;
-    target(os, std::string("gpt_step ") + shape + ", ours/PyTorch", vs > 0, vs, 0.80, true, "x");
+    target(os, std::string("gpt_step ") + shape + ", ours/PyTorch", vs > 0, vs,
+           std::string(shape) == "4x64 b32" ? 0.70 : 0.80, true, "x");
   }
   return os.str();
 }

@@ -236,7 +236,8 @@ BOOST_AUTO_TEST_CASE(the_table_divides_by_the_bound_and_by_the_peer) {
 
 // The fused LayerNorm is held to 0.80x PyTorch's layer_norm and 1.3x the bound,
 // RMSNorm to layer_norm (1.13 has no fused RMSNorm) and 1.5x the bound, the
-// GPT step to 0.80x; a case that did not run is n/a, not met.
+// kernels alone to 1.3x their own 8 transfers, the composed GPT step to 0.70x
+// and the fused one to 0.80x; a case that did not run is n/a, not met.
 BOOST_AUTO_TEST_CASE(the_bound_targets_compare_both_norms_with_layer_norm) {
   bench::Peer peer;
   peer.ran = true;
@@ -259,6 +260,34 @@ BOOST_AUTO_TEST_CASE(the_bound_targets_compare_both_norms_with_layer_norm) {
              std::string::npos);
   BOOST_TEST(line_of("layernorm_composed 4096x768").find("n/a") != std::string::npos);
   BOOST_TEST(line_of("gpt_step 4x64 b32, ours/PyTorch").find("n/a") != std::string::npos);
+  BOOST_TEST(line_of("layernorm_kernel 4096x768, time / its 8 transfers").find("n/a") != std::string::npos);
+
+  // A kernel row with its 8 transfers timed: the ratio, in the targets and in the row's note.
+  bench::Result kernel = norm_row("layernorm_kernel", "4096x768", 0.026);
+  kernel.sweeps_s = 0.02;
+  kernel.note = "the fused kernels alone";
+  bench::Result rms = norm_row("rmsnorm_kernel", "4096x768", 0.024);
+  rms.sweeps_s = 0.02;
+  // And the GPT steps at 0.75x PyTorch's: the composed one over its 0.70x, the fused one within 0.80x.
+  peer.results["gpt_step/4x64 b32"] = {"gpt_step", "4x64 b32", 0.04, ""};
+  peer.results["gpt_step/4x64 b32 fused"] = {"gpt_step", "4x64 b32 fused", 0.04, ""};
+  const std::vector<bench::Result> with_kernels = {kernel, rms, norm_row("gpt_step", "4x64 b32", 0.03),
+                                                   norm_row("gpt_step", "4x64 b32 fused", 0.03)};
+  const std::string k = bench::format_bound_targets(with_kernels, peer, {"4096x768"});
+  auto kernel_line = [&](const std::string& what) {
+    const std::size_t at = k.find(what);
+    BOOST_TEST_REQUIRE(at != std::string::npos, what << " in\n" << k);
+    return k.substr(at, k.find('\n', at) - at);
+  };
+  BOOST_TEST(kernel_line("layernorm_kernel 4096x768, time / its 8 transfers").find("  met      1.30x (at most 1.30x)") !=
+             std::string::npos);
+  BOOST_TEST(kernel_line("rmsnorm_kernel 4096x768, time / its 8 transfers").find("  met      1.20x (at most 1.30x)") !=
+             std::string::npos);
+  BOOST_TEST(kernel_line("gpt_step 4x64 b32, ours/PyTorch").find("NOT met  0.75x (at most 0.70x)") != std::string::npos);
+  BOOST_TEST(kernel_line("gpt_step 4x64 b32 fused, ours/PyTorch").find("  met      0.75x (at most 0.80x)") !=
+             std::string::npos);
+  const std::string table = bench::format_table(with_kernels, bench::Peer{});
+  BOOST_TEST(table.find("the fused kernels alone; 1.30x their 8 transfers") != std::string::npos, table);
 }
 
 // The "saved" column is tape.saved_bytes(): the fused node keeps x and gamma
