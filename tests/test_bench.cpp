@@ -234,6 +234,13 @@ BOOST_AUTO_TEST_CASE(the_table_divides_by_the_bound_and_by_the_peer) {
   BOOST_TEST(targets.find("NOT met  2.00x (at most 1.30x)") != std::string::npos, targets);
 }
 
+// The line of `text` that holds `what` (the test stops if none does).
+std::string line_in(const std::string& text, const std::string& what) {
+  const std::size_t at = text.find(what);
+  BOOST_TEST_REQUIRE(at != std::string::npos, what << " in\n" << text);
+  return text.substr(at, text.find('\n', at) - at);
+}
+
 // The fused LayerNorm is held to 0.80x PyTorch's layer_norm and 1.3x the bound,
 // RMSNorm to layer_norm (1.13 has no fused RMSNorm) and 1.5x the bound, the
 // kernels alone to 1.3x their own 8 transfers, the composed GPT step to 0.70x
@@ -247,11 +254,7 @@ BOOST_AUTO_TEST_CASE(the_bound_targets_compare_both_norms_with_layer_norm) {
                                            norm_row("layernorm_fused", "4096x768", 0.08),
                                            norm_row("rmsnorm_fused", "4096x768", 0.12)};
   const std::string t = bench::format_bound_targets(ours, peer, {"4096x768"});
-  auto line_of = [&](const std::string& what) {
-    const std::size_t at = t.find(what);
-    BOOST_TEST_REQUIRE(at != std::string::npos, what << " in\n" << t);
-    return t.substr(at, t.find('\n', at) - at);
-  };
+  auto line_of = [&](const std::string& what) { return line_in(t, what); };
   BOOST_TEST(line_of("layernorm_fused 4096x768, ours/PyTorch layer_norm").find("met      0.80x") != std::string::npos);
   BOOST_TEST(line_of("layernorm_fused 4096x768, ours/PyTorch layer_norm").find("(at most 0.80x)") != std::string::npos);
   BOOST_TEST(line_of("layernorm_fused 4096x768, time / bound").find("NOT met  2.00x (at most 1.30x)") != std::string::npos);
@@ -274,11 +277,7 @@ BOOST_AUTO_TEST_CASE(the_bound_targets_compare_both_norms_with_layer_norm) {
   const std::vector<bench::Result> with_kernels = {kernel, rms, norm_row("gpt_step", "4x64 b32", 0.03),
                                                    norm_row("gpt_step", "4x64 b32 fused", 0.03)};
   const std::string k = bench::format_bound_targets(with_kernels, peer, {"4096x768"});
-  auto kernel_line = [&](const std::string& what) {
-    const std::size_t at = k.find(what);
-    BOOST_TEST_REQUIRE(at != std::string::npos, what << " in\n" << k);
-    return k.substr(at, k.find('\n', at) - at);
-  };
+  auto kernel_line = [&](const std::string& what) { return line_in(k, what); };
   BOOST_TEST(kernel_line("layernorm_kernel 4096x768, time / its 8 transfers").find("  met      1.30x (at most 1.30x)") !=
              std::string::npos);
   BOOST_TEST(kernel_line("rmsnorm_kernel 4096x768, time / its 8 transfers").find("  met      1.20x (at most 1.30x)") !=
