@@ -124,8 +124,9 @@ void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::ma
 // large.
 //
 // dgamma and dbeta are sums down a column: they add in the vector's lanes
-// (a row into lane lane i % kLanes, in row order within a lane) and then the
-// lanes. That changes the order of those additions, not what is added.
+// (row i into lane i % kLanes, the rows left over into lane 0, in row order
+// within a lane) and then the lanes. That changes the order of those
+// additions, not what is added.
 // ---------------------------------------------------------------------------
 
 namespace {
