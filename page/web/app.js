@@ -69,20 +69,23 @@
     $(id).textContent = text || "";
   }
 
-  function forward() {
+  // The forward's cards, each a job: [the element it fills, what fills it] (see draw).
+  function forward(jobs) {
     const n = report.numbers;
     $("d").replaceChildren(String(n.x[0].length));
     $("params").replaceChildren(Draw.num("params", 0, 0, n.params[0][0]));
     $("undo").hidden = Boolean(report.errors.ln);
     for (const view of ["ln", "rms", "bn"]) {
-      const keys = report.views[view];  // the engine's steps, in order (absent when the view failed)
-      const box = document.querySelector(`#${view} .steps`);
-      if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
-      else if (report.errors[view]) Draw.message(box, report.errors[view]);
-      else if (view === "ln") teach(box, keys);
-      else Draw.steps(box, report, keys, view === "rms" ? (key) => Draw.working(report, key) : undefined);
-      // A large batch: the engine sent its first rows only, and says so.
-      if (report.labels.rows && !report.errors[view]) box.append(Draw.el("p", { class: "rows-shown" }, report.labels.rows));
+      jobs.push([$(view), () => {
+        const keys = report.views[view];  // the engine's steps, in order (absent when the view failed)
+        const box = document.querySelector(`#${view} .steps`);
+        if (report.errors[view] && view === "bn" && report.numbers.x.length === 1) offerBatch(box, report.errors.bn);
+        else if (report.errors[view]) Draw.message(box, report.errors[view]);
+        else if (view === "ln") teach(box, keys);
+        else Draw.steps(box, report, keys, view === "rms" ? (key) => Draw.working(report, key) : undefined);
+        // A large batch: the engine sent its first rows only, and says so.
+        if (report.labels.rows && !report.errors[view]) box.append(Draw.el("p", { class: "rows-shown" }, report.labels.rows));
+      }]);
     }
   }
 
@@ -125,19 +128,19 @@
     box.lastChild.append(Draw.el("a", { class: "offer", href: batch.getAttribute("href") }, "Try it on a batch: " + batch.textContent));
   }
 
-  function backward() {
+  function backward(jobs) {
     if (report.errors.backward) {
       for (const id of ["tape", "compare", "terms", "jacobian", "memory"]) Draw.message($(id), report.errors.backward);
       $("walk-detail").replaceChildren();
       return;
     }
     $("dy-name").textContent = report.labels.dy;
-    Backward.drawTape($("tape"), report, running);
-    Backward.compare($("compare"), report);
-    Backward.terms($("terms"), report);
-    Backward.walkDetail($("walk-detail"), report, running);
-    Backward.jacobian($("jacobian"), report);
-    Backward.memory($("memory"), report);
+    jobs.push([$("tape"), () => Backward.drawTape($("tape"), report, running)],
+              [$("compare"), () => Backward.compare($("compare"), report)],
+              [$("terms"), () => Backward.terms($("terms"), report)],
+              [$("walk-detail"), () => Backward.walkDetail($("walk-detail"), report, running)],
+              [$("jacobian"), () => Backward.jacobian($("jacobian"), report)],
+              [$("memory"), () => Backward.memory($("memory"), report)]);
     walkState();
   }
 
@@ -157,17 +160,21 @@
       : `node ${running} (${node.op}) runs its backward: into ${into}`;
   }
 
+  // A keystroke's frame holds what can be seen: the cards on the screen are drawn now,
+  // the others just after that frame is shown (page/web/soon.js). The draw is counted
+  // (body.dataset.draws, which the tests wait for) once every card is drawn.
   function draw() {
     Draw.setDigits(Number($("digits").value));
     Draw.setShowAll($("all-numbers").checked);
     show("message", report.error);
     show("note", report.labels.note);
     document.body.classList.toggle("failed", report.error !== "");
+    const jobs = [];
     if (report.error === "") {
-      forward();
-      backward();
+      forward(jobs);
+      backward(jobs);
     }
-    document.body.dataset.draws = Number(document.body.dataset.draws) + 1;
+    Soon.run(jobs, () => { document.body.dataset.draws = Number(document.body.dataset.draws) + 1; });
   }
 
   // An engine entry point (page_compute, page_model) on a hash. The hash goes through

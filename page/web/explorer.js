@@ -42,12 +42,18 @@
     $(id).textContent = text || "";
   }
 
-  function highlight() {
+  // The graph with the walks' current node and edges lit.
+  function drawGraph() {
     const active = new Set(), hot = new Set();
     const fwNode = fw >= 0 ? report.nodes[fw] : null, bwStep = bw >= 0 ? report.backward[bw] : null;
     if (fwNode) { active.add(fwNode.id); fwNode.inputs.forEach((i) => hot.add(`${i}>${fwNode.id}`)); }
     if (bwStep) { active.add(bwStep.node); bwStep.parts.forEach((p) => hot.add(`${p.input}>${bwStep.node}`)); }
     Graph.draw($("graph"), report, Walk, active, hot);
+  }
+
+  // Each walk's current step marked, and its buttons.
+  function markSteps() {
+    const fwNode = fw >= 0 ? report.nodes[fw] : null, bwStep = bw >= 0 ? report.backward[bw] : null;
     for (const [list, id] of [["fw-steps", fwNode && fwNode.id], ["bw-steps", bwStep && bwStep.node]]) {
       for (const item of $(list).children) item.classList.toggle("current", Number(item.dataset.node) === id);
     }
@@ -55,6 +61,11 @@
     $("fw-next").disabled = fw >= report.nodes.length - 1;
     $("bw-prev").disabled = bw <= 0;
     $("bw-next").disabled = bw >= report.backward.length - 1;
+  }
+
+  function highlight() {
+    drawGraph();
+    markSteps();
   }
 
   function directions() {
@@ -65,19 +76,21 @@
     $("direction").value = leaves.includes(keep) ? keep : "";
   }
 
+  // The program's parts, each a job for Soon.run: [the element it fills, what fills it].
   function drawProgram() {
     show("message", report.error);
     document.body.classList.toggle("failed", report.error !== "");
-    if (report.error !== "") return;
+    if (report.error !== "") return [];
     show("note", report.note);
     directions();
-    Walk.forward($("fw-steps"), report);
-    Walk.backward($("bw-steps"), report);
-    $("tangents").hidden = !report.direction;
-    if (report.direction) Walk.tangents($("tangent-steps"), $("hvp"), report);
     fw = Math.min(fw, report.nodes.length - 1);
     bw = Math.min(bw, report.backward.length - 1);
-    highlight();
+    $("tangents").hidden = !report.direction;
+    const jobs = [[$("graph"), drawGraph],
+                  [$("fw-steps"), () => Walk.forward($("fw-steps"), report)],
+                  [$("bw-steps"), () => Walk.backward($("bw-steps"), report)]];
+    if (report.direction) jobs.push([$("tangents"), () => Walk.tangents($("tangent-steps"), $("hvp"), report)]);
+    return jobs;
   }
 
   function drawExercise(answer) {
@@ -108,13 +121,16 @@
     const answer = call(hash);
     document.body.dataset.computeMs = (performance.now() - t0).toFixed(2);  // the engine and JSON.parse
     window.explorerAnswer = answer;  // what the engine said, for the browser test to compare
+    const counted = () => { document.body.dataset.draws = Number(document.body.dataset.draws) + 1; };
     if (answer.exercise !== undefined || exercise !== null) {
       drawExercise(answer);
+      counted();
     } else {
+      // What can be seen now, the rest after this frame (page/web/soon.js); counted once all is drawn.
       report = answer;
-      drawProgram();
+      Soon.run(drawProgram(), () => { if (!report.error) markSteps(); counted(); });
+      if (!report.error) markSteps();
     }
-    document.body.dataset.draws = Number(document.body.dataset.draws) + 1;
     // The time to the next frame: the keystroke-to-frame figure (docs/explorer.md).
     requestAnimationFrame(() => { document.body.dataset.frameMs = (performance.now() - t0).toFixed(2); });
   }
