@@ -58,7 +58,10 @@ CacheSizes from_sysfs() {
     const std::string type = read_word(dir + "type");
     const std::size_t size = parse_cache_size(read_word(dir + "size"));
     if (level.empty()) break;
-    if (level == "1" && type == "Data") caches.l1d = size;
+    if (level == "1" && type == "Data") {
+      caches.l1d = size;
+      caches.l1d_ways = std::strtoul(read_word(dir + "ways_of_associativity").c_str(), nullptr, 10);
+    }
     if (level == "2" && type != "Instruction") {
       caches.l2 = size;
       caches.l2_ways = std::strtoul(read_word(dir + "ways_of_associativity").c_str(), nullptr, 10);
@@ -83,8 +86,9 @@ bool from_cache_leaf(unsigned leaf, CacheSizes& caches) {
     const unsigned level = (a >> 5) & 7u;
     const std::size_t size = std::size_t{((b >> 22) & 1023u) + 1} * (((b >> 12) & 1023u) + 1) * ((b & 4095u) + 1) * (c + std::size_t{1});
     if (type == 2) continue;
-    if (level == 1) caches.l1d = size;
-    if (level == 2) caches.l2 = size, caches.l2_ways = ((b >> 22) & 1023u) + 1;
+    const std::size_t ways = ((b >> 22) & 1023u) + 1;
+    if (level == 1) caches.l1d = size, caches.l1d_ways = ways;
+    if (level == 2) caches.l2 = size, caches.l2_ways = ways;
     if (level == 3) caches.l3 = size;
   }
   return caches.l1d != 0;
@@ -103,6 +107,8 @@ CacheSizes from_cpuid() {
   if (amd && a >= 0x80000006u) {
     __cpuid(0x80000005u, a, b, c, d);
     caches.l1d = std::size_t{c >> 24} << 10;
+    caches.l1d_ways = (c >> 16) & 255u;  // 255: fully associative (then nothing aliases: l1d_ways 0 says so)
+    if (caches.l1d_ways == 255u) caches.l1d_ways = 0;
     __cpuid(0x80000006u, a, b, c, d);
     caches.l2 = std::size_t{c >> 16} << 10;
     // Its associativity, coded in bits 15-12 (AMD's table: 6 is 8-way, 8 is 16-way, ...).
@@ -136,8 +142,9 @@ const CacheSizes& cache_sizes() {
 }
 
 std::string describe_caches(const CacheSizes& caches) {
-  const std::string ways = caches.l2_ways ? " " + std::to_string(caches.l2_ways) + "-way" : "";
-  return "L1d " + bytes_text(caches.l1d) + ", L2 " + bytes_text(caches.l2) + ways + ", L3 " + bytes_text(caches.l3) +
+  auto ways = [](std::size_t n) { return n ? " " + std::to_string(n) + "-way" : std::string(); };
+  return "L1d " + bytes_text(caches.l1d) + ways(caches.l1d_ways) + ", L2 " + bytes_text(caches.l2) + ways(caches.l2_ways) +
+         ", L3 " + bytes_text(caches.l3) +
          " (" + caches.source + ")";
 }
 

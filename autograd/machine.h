@@ -14,7 +14,8 @@ struct CacheSizes {
   std::size_t l1d = 0;
   std::size_t l2 = 0;
   std::size_t l3 = 0;
-  std::size_t l2_ways = 0;  // the L2's associativity: l2 / l2_ways bytes apart map to the same set
+  std::size_t l1d_ways = 0;  // the L1d's associativity: l1d / l1d_ways bytes apart map to the same set
+  std::size_t l2_ways = 0;   // the L2's, likewise
   std::string source;  // "sysfs", "CPUID" or "unknown": where the sizes came from
 };
 

@@ -35,8 +35,7 @@ void Node::reset() {
 
 Tape& tape_of(const char* op, Var a) {
   if (a.tape == nullptr) throw Error(std::string(op) + ": the input is an empty Var (never recorded on a tape)");
-  a.check_live(op);
-  a.tape->check(a, op);
+  a.check_live(op);  // the tape, its generation and the node: all tape.check(a) would
   return *a.tape;
 }
 
@@ -46,7 +45,6 @@ Tape& tape_of(const char* op, Var a, Var b) {
     throw Error(std::string(op) + ": the second input is an empty Var (never recorded on a tape)");
   if (b.tape != a.tape) throw Error(std::string(op) + ": the two inputs were recorded on different tapes");
   b.check_live(op);
-  t.check(b, op);
   return t;
 }
 
@@ -54,10 +52,15 @@ std::string node_name(const Node& n, std::size_t id) {
   return "'" + n.op + (n.tangent ? "' (tangent node " : "' (node ") + std::to_string(id) + ", " + shape_str(n.value) + ")";
 }
 
-void Tape::check(Var v, const char* what) const {
+void Tape::check(const Var& v, const char* what) const {
   if (v.tape != this)
     throw Error(std::string(what) + ": the value belongs to another tape");
-  if (v.generation == generation_ ? v.id < nodes_.size() : kept_by_rewinds(v.generation, v.id)) return;
+  if (v.generation == generation_) {
+    if (v.id < nodes_.size()) return;
+    throw Error(std::string(what) + ": node " + std::to_string(v.id) + " is past the end of its tape of " +
+                std::to_string(nodes_.size()) + " nodes (a Var made by hand, not by the tape)");
+  }
+  if (kept_by_rewinds(v.generation, v.id)) return;
   for (const Rewound& r : rewound_) {
     if (v.generation >= r.first && v.generation <= r.last) {
       throw Error(std::string(what) + ": the value (node " + std::to_string(v.id) +

@@ -272,7 +272,7 @@ class Tape {
   std::size_t running_jvp() const { return running_jvp_; }
   void set_running_jvp(std::size_t id) { running_jvp_ = id; }
 
-  void check(Var v, const char* what) const;  // throws if v is not of this tape, now
+  void check(const Var& v, const char* what) const;  // throws if v is not of this tape, now
 
  private:
   Node& new_node(std::string op, arma::mat value);  // appended in place, no Node temporaries

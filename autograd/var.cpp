@@ -56,7 +56,9 @@ void Var::check_live(const char* what) const {
     throw Error(std::string(what) + ": this handle is empty (it was never recorded on a tape)");
   }
   const std::uint64_t now = token->generation.load(std::memory_order_acquire);
-  if (now == generation) return;
+  // The hot path: the tape is alive and in this Var's generation (so the node is
+  // there: clear() and rewind() each start a new one); one load and compare.
+  if (now == generation && id < tape->size()) return;
   const std::string node = "node " + std::to_string(id);
   if (now != 0 && generation >= token->first.load(std::memory_order_relaxed)) {
     // The tape is alive: it was cleared or rewound since. A rewind keeps the
@@ -70,7 +72,7 @@ void Var::check_live(const char* what) const {
 
 const arma::mat& Var::value() const {
   check_live("Var");
-  return tape->value(*this);
+  return tape->value(id);  // check_live checked what Tape::value(Var) would
 }
 const arma::mat& Var::grad() const {
   check_live("Var");

@@ -4,11 +4,11 @@
 
 namespace ag {
 
-Shape broadcast_shape(const std::string& op, const arma::mat& a, const arma::mat& b) {
+Shape broadcast_shape(std::string_view op, const arma::mat& a, const arma::mat& b) {
   auto dim = [&](arma::uword x, arma::uword y, const char* which) {
     if (x == y || y == 1) return x;
     if (x == 1) return y;
-    throw Error(op + ": shapes " + shape_str(a) + " and " + shape_str(b) +
+    throw Error(std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
                 " do not broadcast: their " + which + " differ and neither is 1");
   };
   return Shape{dim(a.n_rows, b.n_rows, "row counts"), dim(a.n_cols, b.n_cols, "column counts")};

@@ -6,6 +6,7 @@
 #include <armadillo>
 
 #include <string>
+#include <string_view>
 
 namespace ag {
 
@@ -14,7 +15,7 @@ struct Shape {
 };
 
 // The shape two operands broadcast to; throws naming `op` and both shapes.
-Shape broadcast_shape(const std::string& op, const arma::mat& a, const arma::mat& b);
+Shape broadcast_shape(std::string_view op, const arma::mat& a, const arma::mat& b);
 
 // `m` repeated up to rows x cols (a copy only when the shape differs).
 arma::mat expand(const arma::mat& m, Shape to);

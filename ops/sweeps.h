@@ -20,6 +20,7 @@
 // faster. Measurements: docs/performance.md and bench/README.md.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -136,8 +137,17 @@ struct SweepPlan {
   // hold in registers (per column two sums and gamma, besides the row's four
   // values and the temporaries): 8 with 32 vector registers, 4 with 16.
   arma::uword group;
+  // The same for the L1d: columns a multiple of l1_alias_stride bytes apart
+  // (its size over its ways: 4 KiB on every CPU met) start in the same L1 set,
+  // and a group's columns of x and dy (two per column) must fit its ways. On
+  // the AMD EPYC (Zen 4: 32 KiB, 8-way) groups of eight at 4096 rows ran 1.2-1.3x
+  // the time of groups of four (docs/performance.md), so there they take
+  // l1_group = ways / 2 = 4; columns of other lengths are spread over the sets.
+  std::size_t l1_alias_stride;
+  arma::uword l1_group;
 };
-// alias_stride from this machine's L2, 128 KiB where it says nothing.
+// alias_stride and l1_alias_stride from this machine's L2 and L1d, 128 KiB and
+// 4 KiB where it says nothing; l1_group from the L1d's ways (4 where unknown).
 const SweepPlan& sweep_plan();
 
 inline bool streamed(const arma::mat& out) { return out.n_elem * sizeof(double) >= sweep_plan().stream_bytes; }
@@ -149,7 +159,8 @@ void in_groups_of(arma::uword& j, arma::uword D, Step step) {
 
 // step(j, group) for the columns first .. D-1 of a matrix of N rows: j a
 // group's first column and decltype(group)::value its width, the plan's
-// group width (two where the columns alias in the L2) while that many are
+// group width (two where the columns alias in the L2, at most l1_group where
+// they alias in the L1d) while that many are
 // left, then 4, 2 and 1 for the rest. A row's sums still add column after
 // column, in the order one column at a time would, so grouping changes no bit
 // of them. `aligned` false (a streamed output whose columns start at
@@ -163,7 +174,10 @@ void in_groups(arma::uword N, arma::uword first, arma::uword D, Step step, bool 
     in_groups_of<1>(j, D, step);
     return;
   }
-  const arma::uword width = N * sizeof(double) % plan.alias_stride == 0 ? 2 : plan.group;
+  const std::size_t column = N * sizeof(double);
+  const arma::uword width = column % plan.alias_stride == 0      ? 2
+                            : column % plan.l1_alias_stride == 0 ? std::min(plan.group, plan.l1_group)
+                                                                 : plan.group;
   if (width >= 8) in_groups_of<8>(j, D, step);
   if (width >= 4) in_groups_of<4>(j, D, step);
   in_groups_of<2>(j, D, step);

@@ -184,18 +184,46 @@ BOOST_AUTO_TEST_CASE(rows_of_visits_every_row_once_and_streams_on_aligned_rows) 
   }
 }
 
-// The sweeps' plan: the alias stride is a power of two no larger than the L2
-// (a way of it), and the streaming threshold is the fixed 4 MiB.
-BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_l2) {
+// The sweeps' plan: the alias strides are powers of two no larger than their
+// caches (a way of each), a group whose columns alias in the L1d holds its x
+// and dy columns within the L1d's ways, and the streaming threshold is the
+// fixed 4 MiB. Then which widths in_groups takes at each kind of length.
+BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   const SweepPlan& plan = sweep_plan();
-  const std::size_t l2 = cache_sizes().l2;
-  BOOST_TEST_MESSAGE(describe_caches(cache_sizes()) << ": alias stride " << plan.alias_stride / 1024 << " KiB, groups of "
-                                                    << plan.group << " columns, " << kLanes << " lanes");
+  const CacheSizes& caches = cache_sizes();
+  BOOST_TEST_MESSAGE(describe_caches(caches) << ": alias strides L2 " << plan.alias_stride / 1024 << " KiB, L1d "
+                                             << plan.l1_alias_stride / 1024 << " KiB; groups of " << plan.group
+                                             << " columns (" << plan.l1_group << " where the L1d aliases), " << kLanes
+                                             << " lanes");
   BOOST_TEST((plan.group == 4u || plan.group == 8u), plan.group);
-  BOOST_TEST((plan.alias_stride & (plan.alias_stride - 1)) == 0u, plan.alias_stride);
-  BOOST_TEST(plan.alias_stride >= 4096u);
-  if (l2 != 0) BOOST_TEST(plan.alias_stride <= l2);
+  for (std::size_t stride : {plan.alias_stride, plan.l1_alias_stride}) {
+    BOOST_TEST((stride & (stride - 1)) == 0u, stride);
+    BOOST_TEST(stride >= 4096u, stride);
+  }
+  if (caches.l2 != 0) BOOST_TEST(plan.alias_stride <= caches.l2);
+  if (caches.l1d != 0) BOOST_TEST(plan.l1_alias_stride <= caches.l1d);
+  BOOST_TEST((plan.l1_group == 1u || plan.l1_group == 2u || plan.l1_group == 4u || plan.l1_group == 8u), plan.l1_group);
+  if (caches.l1d_ways != 0) {
+    BOOST_TEST(2 * plan.l1_group <= caches.l1d_ways);
+    BOOST_TEST(4 * plan.l1_group > caches.l1d_ways);  // the largest that fits
+  }
   BOOST_TEST(plan.stream_bytes == std::size_t{4} << 20);
+
+  auto widths = [](arma::uword N, arma::uword D) {
+    std::vector<arma::uword> seen;
+    arma::uword next = 0;
+    in_groups(N, 0, D, [&](arma::uword j, auto group) {
+      BOOST_TEST(j == next);  // every column once, in order
+      next = j + decltype(group)::value;
+      seen.push_back(decltype(group)::value);
+    });
+    BOOST_TEST(next == D);
+    return seen;
+  };
+  const arma::uword l1_rows = plan.l1_alias_stride / sizeof(double), l2_rows = plan.alias_stride / sizeof(double);
+  BOOST_TEST(widths(l2_rows, 16).front() == 2u);
+  if (l2_rows != l1_rows) BOOST_TEST(widths(l1_rows, 16).front() == std::min(plan.group, plan.l1_group));
+  BOOST_TEST(widths(l1_rows + 3, 16).front() == plan.group);  // columns spread over the sets
 }
 
 // The test can fail: the spec is a different program from the kernels, and a

@@ -180,6 +180,23 @@ BOOST_AUTO_TEST_CASE(cleared_tape_rejects_old_values) {
   check_error([&] { (void)(x + x); }, {"add", "cleared"});
 }
 
+// Var's fields are public: a handle made by hand with an id past the end of
+// its (live) tape is refused by every path that reads a node, never read out of
+// bounds. The hot path checks the id with the generation (autograd/var.cpp).
+BOOST_AUTO_TEST_CASE(a_handle_made_by_hand_past_the_end_is_refused) {
+  Tape tape;
+  Var x = tape.leaf(scalar(2));
+  Var forged = x;
+  forged.id = 7;
+  check_error([&] { (void)forged.value(); }, {"Var", "node 7"});
+  check_error([&] { (void)forged.grad(); }, {"Var", "node 7"});
+  check_error([&] { (void)(forged * x); }, {"mul", "node 7"});
+  check_error([&] { (void)(x + forged); }, {"add", "node 7"});
+  check_error([&] { tape.check(forged, "check"); }, {"check", "node 7 is past the end of its tape of 1 nodes"});
+  check_error([&] { (void)tape.record("op", {forged}, x.value(), nullptr); }, {"op", "node 7"});
+  BOOST_TEST(tape.size() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(second_backward_through_freed_node_is_an_error) {
   Tape tape;
   Var x = tape.leaf(scalar(2));
