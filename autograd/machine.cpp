@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 
@@ -11,16 +12,37 @@
 
 namespace ag {
 
-std::string cpu_model() {
+namespace {
+// The first "KEY : value" line of /proc/cpuinfo's, its value; empty when there is none.
+std::string cpuinfo_field(const char* key) {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {
     const std::size_t colon = line.find(':');
-    if (line.rfind("model name", 0) == 0 && colon != std::string::npos && colon + 2 <= line.size()) {
-      return line.substr(colon + 2);
-    }
+    if (line.rfind(key, 0) == 0 && colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
   }
-  return "unknown CPU";
+  return "";
+}
+}  // namespace
+
+std::string cpu_model() {
+  const std::string model = cpuinfo_field("model name");
+  return model.empty() ? "unknown CPU" : model;
+}
+
+std::string cpu_vendor() {
+  const std::string vendor = cpuinfo_field("vendor_id");
+  if (!vendor.empty()) return vendor;
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid(0, a, b, c, d);
+  char name[13] = {};
+  std::memcpy(name, &b, 4);
+  std::memcpy(name + 4, &d, 4);
+  std::memcpy(name + 8, &c, 4);
+  if (name[0] != 0) return name;
+#endif
+  return "unknown";
 }
 
 std::size_t parse_cache_size(const std::string& text) {

@@ -22,6 +22,10 @@ struct CacheSizes {
 // /proc/cpuinfo's "model name", else "unknown CPU".
 std::string cpu_model();
 
+// Who made the CPU: "GenuineIntel", "AuthenticAMD" (/proc/cpuinfo's vendor_id,
+// else CPUID's leaf 0), or "unknown".
+std::string cpu_vendor();
+
 // From /sys/devices/system/cpu/cpu0/cache when the kernel lists it; some
 // virtual machines do not, and then from the CPU itself (CPUID: leaf 4 on
 // Intel, 0x8000001D or the older 0x80000005/6 on AMD). Read once, then kept.

@@ -131,8 +131,14 @@ struct SweepPlan {
   // L2's size over its ways: a set is picked by the address bits below it).
   // Four such columns from x and four from dy, with what the prefetcher
   // fetches ahead of each, evicted each other on the Xeon, so there the
-  // sweeps take them two at a time.
+  // sweeps take them two at a time (l2_pairs). On both AMD EPYCs measured
+  // (families 25 and 26: 1 MiB L2s) groups of four were as fast or faster
+  // there (16384x1024: 38-41 ms against 49-55 in pairs on family 25), so
+  // they keep the L1d's width: no rule from the L2's size and ways fits
+  // both (the Xeon's L2 has more ways, not fewer), and pairs follow the
+  // vendor whose L2 was measured to need them.
   std::size_t alias_stride;
+  bool l2_pairs;
   // Columns a group takes at most: as many as the backward's first sweep can
   // hold in registers (per column two sums and gamma, besides the row's four
   // values and the temporaries): 8 with 32 vector registers, 4 with 16.
@@ -159,8 +165,8 @@ void in_groups_of(arma::uword& j, arma::uword D, Step step) {
 
 // step(j, group) for the columns first .. D-1 of a matrix of N rows: j a
 // group's first column and decltype(group)::value its width, the plan's
-// group width (two where the columns alias in the L2, at most l1_group where
-// they alias in the L1d) while that many are
+// group width (two where the columns alias in the L2 and l2_pairs, at most
+// l1_group where they alias in the L1d) while that many are
 // left, then 4, 2 and 1 for the rest. A row's sums still add column after
 // column, in the order one column at a time would, so grouping changes no bit
 // of them. `aligned` false (a streamed output whose columns start at
@@ -175,9 +181,9 @@ void in_groups(arma::uword N, arma::uword first, arma::uword D, Step step, bool 
     return;
   }
   const std::size_t column = N * sizeof(double);
-  const arma::uword width = column % plan.alias_stride == 0      ? 2
-                            : column % plan.l1_alias_stride == 0 ? std::min(plan.group, plan.l1_group)
-                                                                 : plan.group;
+  const arma::uword width = plan.l2_pairs && column % plan.alias_stride == 0 ? 2
+                            : column % plan.l1_alias_stride == 0              ? std::min(plan.group, plan.l1_group)
+                                                                              : plan.group;
   if (width >= 8) in_groups_of<8>(j, D, step);
   if (width >= 4) in_groups_of<4>(j, D, step);
   in_groups_of<2>(j, D, step);

@@ -94,9 +94,10 @@ BOOST_AUTO_TEST_SUITE(fused_kernels)
 // project has met). With an odd row count the columns start at different
 // offsets from a vector boundary, so a streamed output goes a column at a
 // time, each with its scalar head and tail. The sweeps take up to eight
-// columns at a time (sweep_plan().group; two where columns alias in the L2:
-// 16384 rows), then four, two and one for the rest: 2 to 15 columns, 641 and
-// 447 leave remainders, 16384x7 and 16384x11 run the pairs. Rows go kLanes at
+// columns at a time (sweep_plan().group; four where columns alias in the
+// L1d, two where they alias in the L2 on an Intel CPU: 16384 rows), then
+// four, two and one for the rest: 2 to 15 columns, 641 and 447 leave
+// remainders, 16384x7 and 16384x11 run the aliased widths and their rests. Rows go kLanes at
 // a time and the rest one by one: 3, 9, 33, 65 and 1001 rows leave some.
 // 1x768 and 128x768: the live page's finite differences take one row's
 // numbers from a block of 128.
@@ -192,7 +193,8 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   const SweepPlan& plan = sweep_plan();
   const CacheSizes& caches = cache_sizes();
   BOOST_TEST_MESSAGE(describe_caches(caches) << ": alias strides L2 " << plan.alias_stride / 1024 << " KiB, L1d "
-                                             << plan.l1_alias_stride / 1024 << " KiB; groups of " << plan.group
+                                             << plan.l1_alias_stride / 1024 << " KiB; " << cpu_vendor() << ", pairs where the L2 aliases: "
+                                             << (plan.l2_pairs ? "yes" : "no") << "; groups of " << plan.group
                                              << " columns (" << plan.l1_group << " where the L1d aliases), " << kLanes
                                              << " lanes");
   BOOST_TEST((plan.group == 4u || plan.group == 8u), plan.group);
@@ -221,7 +223,8 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
     return seen;
   };
   const arma::uword l1_rows = plan.l1_alias_stride / sizeof(double), l2_rows = plan.alias_stride / sizeof(double);
-  BOOST_TEST(widths(l2_rows, 16).front() == 2u);
+  BOOST_TEST(plan.l2_pairs == (cpu_vendor() == "GenuineIntel"), cpu_vendor());
+  BOOST_TEST(widths(l2_rows, 16).front() == (plan.l2_pairs ? 2u : std::min(plan.group, plan.l1_group)));
   if (l2_rows != l1_rows) BOOST_TEST(widths(l1_rows, 16).front() == std::min(plan.group, plan.l1_group));
   BOOST_TEST(widths(l1_rows + 3, 16).front() == plan.group);  // columns spread over the sets
 }
