@@ -80,14 +80,9 @@ CacheSizes from_sysfs() {
     const std::string type = read_word(dir + "type");
     const std::size_t size = parse_cache_size(read_word(dir + "size"));
     if (level.empty()) break;
-    if (level == "1" && type == "Data") {
-      caches.l1d = size;
-      caches.l1d_ways = std::strtoul(read_word(dir + "ways_of_associativity").c_str(), nullptr, 10);
-    }
-    if (level == "2" && type != "Instruction") {
-      caches.l2 = size;
-      caches.l2_ways = std::strtoul(read_word(dir + "ways_of_associativity").c_str(), nullptr, 10);
-    }
+    const std::size_t ways = std::strtoul(read_word(dir + "ways_of_associativity").c_str(), nullptr, 10);
+    if (level == "1" && type == "Data") caches.l1d = size, caches.l1d_ways = ways;
+    if (level == "2" && type != "Instruction") caches.l2 = size, caches.l2_ways = ways;
     if (level == "3" && type != "Instruction") caches.l3 = size;
   }
   if (caches.l1d || caches.l2 || caches.l3) caches.source = "sysfs";
