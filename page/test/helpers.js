@@ -120,8 +120,12 @@ async function sticksOut(page) {
   });
 }
 
+// A draw counted after \`before\`, and none still drawing: a page that draws what is on
+// the screen first (page/web/soon.js) may count an older keystroke's draw while the
+// newest one's cards off the screen are still to come.
 async function waitForDraw(page, before) {
-  await page.waitForFunction((n) => Number(document.body.dataset.draws) > n, { timeout: 60000 }, before);
+  await page.waitForFunction((n) => Number(document.body.dataset.draws) > n && document.body.dataset.soon !== "drawing",
+                             { timeout: 60000 }, before);
 }
 
 async function draws(page) {

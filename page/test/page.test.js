@@ -134,10 +134,16 @@ async function otherInputs(page) {
 // that consumes it has run, and every gradient shown is the native one.
 async function walk(page) {
   const hash = "x=3,1,5,7&gamma=2&beta=1&eps=1e-5";
-  await page.goto(url + "#" + hash);
-  await page.waitForFunction(() => document.body.dataset.ready === "1");
+  // The page is open already: a new hash redraws it, and each click's draw is waited
+  // for (a card off the screen is drawn a frame later, so reading at once read the
+  // tape before the walk began: CI saw "fewer gradients" at the second step).
+  let before = await h.draws(page);
+  await page.evaluate((to) => { location.hash = to; }, hash);
+  await h.waitForDraw(page, before);
   const want = native(hash);
+  before = await h.draws(page);
   await page.click("#walk-start");
+  await h.waitForDraw(page, before);
   let pending = Infinity, steps = 0;
   for (;;) {
     const now = await page.$$eval("#tape .pending", (e) => e.length);
@@ -154,7 +160,7 @@ async function walk(page) {
     assert(products > 0 && detail.adds === products, `node ${running}: ${detail.adds} products shown, ${products} computed`);
     if (steps === 4) await page.screenshot({ path: path.join(shots, "walk.png"), fullPage: true });
     if (await page.$eval("#walk-step", (b) => b.disabled)) break;
-    const before = await h.draws(page);
+    before = await h.draws(page);
     await page.click("#walk-step");
     await h.waitForDraw(page, before);
     steps += 1;

@@ -17,6 +17,9 @@ const Soon = (() => {
   // jobs: [element, draw] pairs. The draws of elements on the screen run now, the
   // others after the next frame; then done(), once all have run (never, if a newer
   // run took over before the others did: that run draws them and calls its own done).
+  // body.dataset.soon is "drawing" from a run's start until the newest run is done,
+  // "idle" after: the browser tests wait for it, since an older run's done (counted in
+  // body.dataset.draws) may come while the newest run's parts are still to be drawn.
   function run(jobs, done) {
     const now = [], rest = [];
     for (const [element, job] of jobs) {
@@ -24,12 +27,17 @@ const Soon = (() => {
       (!observed || onScreen.has(element) ? now : rest).push(job);
     }
     const mine = latest = {};
+    document.body.dataset.soon = "drawing";
+    const finish = () => {
+      done();
+      if (latest === mine) document.body.dataset.soon = "idle";
+    };
     for (const job of now) job();
-    if (rest.length === 0) return done();
+    if (rest.length === 0) return finish();
     requestAnimationFrame(() => setTimeout(() => {
       if (latest !== mine) return;
       for (const job of rest) job();
-      done();
+      finish();
     }, 0));
   }
 
