@@ -233,10 +233,12 @@ Var masked_fill(Var x, const arma::umat& mask, double value) {
              }};
   arma::mat y = x.value();
   y.elem(*masked).fill(value);
-  arma::mat unmasked = y;
-  unmasked.elem(*masked).zeros();
-  if (t.anomaly_mode() && !unmasked.is_finite()) {
-    throw AnomalyError("anomaly: forward of '" + name + "' (" + x.shape() + ") produced NaN or inf outside its mask");
+  if (t.anomaly_mode()) {  // a copy with the mask zeroed, made only when it is looked at
+    arma::mat unmasked = y;
+    unmasked.elem(*masked).zeros();
+    if (!unmasked.is_finite()) {
+      throw AnomalyError("anomaly: forward of '" + name + "' (" + x.shape() + ") produced NaN or inf outside its mask");
+    }
   }
   AnomalyPause pause(t);
   Var out = record_function(t, def, std::move(f), {x}, std::move(y), masked->n_elem * sizeof(arma::uword),
