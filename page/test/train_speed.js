@@ -1,6 +1,6 @@
 // The training page's speed, measured (never asserted): the default run's
-// steps a second in headless Chromium, training alone (playground_run, 3000
-// steps) and with every view redrawn (play, 3 s). Given two page folders (two
+// steps a second in headless Chromium, training alone (playground_start, then
+// playground_advance of 3000 steps) and with every view redrawn (play, 3 s). Given two page folders (two
 // builds, such as -O2 and -O3), it alternates them, round by round.
 //   node train_speed.js BUILD/page [OTHER/page]
 "use strict";
@@ -19,8 +19,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) 
   for (let round = 0; round < 8; ++round) {
     for (const k of round % 2 ? [...pages.keys()].reverse() : pages.keys()) {
       alone[k].push(await pages[k].evaluate(() => {
-        const t0 = performance.now(), a = window.Train.call("playground_run", "steps=3000");
-        return a.steps / ((performance.now() - t0) / 1000);
+        const start = window.Train.call("playground_start", window.Train.hashOf());
+        if (start.error) throw new Error(start.error);
+        const t0 = performance.now(), a = window.Train.call("playground_advance", 3000);
+        return a.step / ((performance.now() - t0) / 1000);
       }));
     }
   }
