@@ -227,9 +227,9 @@ Var masked_fill(Var x, const arma::umat& mask, double value) {
                return y;
              },
              [masked](const Inputs&, const arma::mat&, const arma::mat& dout) {
-               arma::mat dx = dout;
-               dx.elem(*masked).zeros();
-               return Grads{dx};
+               Grads dx(1, dout);  // one copy of dout, not two (Grads{dx} copies dx again)
+               dx[0].elem(*masked).zeros();
+               return dx;
              }};
   arma::mat y = x.value();
   y.elem(*masked).fill(value);

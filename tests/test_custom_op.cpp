@@ -58,6 +58,36 @@ BOOST_AUTO_TEST_CASE(a_wrong_number_or_shape_of_gradients_is_refused_by_name) {
   BOOST_TEST(has(msg, "'bad_shape' returned a 1x2 gradient for input 0, which is 2x2"), msg);
 }
 
+// Forward and backward read the tape's values in place (no copy per input per
+// call); a copy the op makes of an input is its own, and so is what it returns.
+BOOST_AUTO_TEST_CASE(it_reads_the_tapes_values_in_place_and_returns_its_own_matrices) {
+  const double* read_forward = nullptr;
+  const double* read_backward = nullptr;
+  const Function same{"same",
+                      [&](const Inputs& x) {
+                        read_forward = x[0].memptr();
+                        return x[0];
+                      },
+                      [&](const Inputs& x, const arma::mat&, const arma::mat& dy) {
+                        read_backward = x[0].memptr();
+                        arma::mat changed = x[0];
+                        changed.fill(7);
+                        return Grads{dy};
+                      }};
+  Tape tape;
+  Var x = tape.leaf(arma::mat{{1, 2}, {3, 4}});
+  Var y = apply(same, {x});
+  BOOST_TEST(read_forward == x.value().memptr());
+  BOOST_TEST(y.value().memptr() != x.value().memptr());
+  tape.backward(sum(y));
+  BOOST_TEST(read_backward == x.value().memptr());
+  BOOST_TEST(arma::approx_equal(x.value(), arma::mat{{1, 2}, {3, 4}}, "absdiff", 0.0));
+  BOOST_TEST(arma::approx_equal(x.grad(), arma::mat(2, 2, arma::fill::ones), "absdiff", 0.0));
+  Tape empty_tape;  // an empty input: read as an empty matrix of its shape
+  Var e = empty_tape.leaf(arma::mat(0, 3));
+  BOOST_TEST(apply(same, {e}).cols() == 3u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(a_backward_may_not_change_the_tape)
