@@ -203,6 +203,11 @@ class Tape {
   // its gradient where the slice came from, with no zero matrix of the input's
   // size per slice. The first block to reach a node starts its gradient at zeros.
   void accumulate_block(std::size_t id, arma::uword row, arma::uword col, const arma::mat& g);
+  // The running node's own gradient, for its closure's last read of it (add's db = dy):
+  // moved out when the tape keeps no intermediate gradients, since the reverse pass
+  // frees it right after the closure anyway; a copy otherwise (and when `self` is not
+  // the node whose backward is running). Saves a copy of dy per pass-through op.
+  arma::mat take_grad(const Node& self);
 
   // Back-propagate from a 1x1 output (seed 1) or from any output with an
   // explicit output gradient of its shape. Leaves accumulate (+=) across

@@ -67,6 +67,11 @@ void Tape::accumulate_block(std::size_t id, arma::uword row, arma::uword col, co
   if (!g.is_empty()) n.grad.submat(row, col, arma::size(g)) += g;
 }
 
+arma::mat Tape::take_grad(const Node& self) {
+  if (keep_intermediate_grads_ || !in_backward_ || &nodes_[current_node_] != &self) return self.grad;
+  return std::move(self.grad);  // Node::grad is mutable: run_backward resets it after this closure
+}
+
 void Tape::backward(Var output, bool retain_graph) {
   check(output, "backward");
   const arma::mat& v = nodes_[output.id].value;

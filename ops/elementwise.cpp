@@ -43,7 +43,7 @@ Var add(Var a, Var b) {
   arma::mat y = broadcast_apply(a.value(), b.value(), s, std::plus<>());
   return t.record(def, {a, b}, std::move(y), [](Tape& t, const Node& n) {
     accumulate_unbroadcast(t, in0(n), n.grad);
-    accumulate_unbroadcast(t, in1(n), n.grad);
+    accumulate_unbroadcast(t, in1(n), t.take_grad(n));  // dy's last read
   });
 }
 
@@ -58,8 +58,9 @@ Var sub(Var a, Var b) {
   Shape s = broadcast_shape(def.name, a.value(), b.value());
   arma::mat y = broadcast_apply(a.value(), b.value(), s, std::minus<>());
   return t.record(def, {a, b}, std::move(y), [](Tape& t, const Node& n) {
-    accumulate_unbroadcast(t, in0(n), n.grad);
-    accumulate_unbroadcast(t, in1(n), -n.grad);
+    arma::mat db = -n.grad;
+    accumulate_unbroadcast(t, in0(n), t.take_grad(n));  // dy's last read; a first, then b, as always
+    accumulate_unbroadcast(t, in1(n), std::move(db));
   });
 }
 
@@ -125,7 +126,7 @@ const OpDef& add_scalar_def() {
 Var add_scalar(Var a, double c) {
   const OpDef& def = add_scalar_def();
   Tape& t = tape_of(def.name, a);
-  Var y = t.record(def, {a}, a.value() + c, [](Tape& t, const Node& n) { t.accumulate(in0(n), n.grad); });
+  Var y = t.record(def, {a}, a.value() + c, [](Tape& t, const Node& n) { t.accumulate(in0(n), t.take_grad(n)); });
   t.set_attribute(y, "c", c);
   return y;
 }

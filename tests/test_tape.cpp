@@ -485,6 +485,36 @@ BOOST_AUTO_TEST_CASE(freed_intermediate_gradients_leave_the_leaf_gradients_uncha
   BOOST_TEST(arma::approx_equal(pg_kept, p.grad(), "absdiff", 0.0));
 }
 
+// add, sub and add_scalar hand their own gradient (dy) to an input without a copy
+// (Tape::take_grad) only when the tape keeps no intermediate gradients: when it
+// keeps them, every gradient on the way stays readable, and the leaves get the same
+// numbers either way.
+BOOST_AUTO_TEST_CASE(a_pass_through_gradient_is_moved_only_when_nothing_keeps_it) {
+  const arma::mat av = {{1.0, 2.0}}, bv = {{3.0, -4.0}};
+  const arma::mat dc = 2.0 * (av + 1.0);  // L = sum(c^2), c = (a + b) - b + 1 = a + 1
+  for (bool keep : {true, false}) {
+    Tape t;
+    t.keep_intermediate_grads(keep);
+    Var a = t.leaf(av, "a"), b = t.leaf(bv, "b");
+    Var s = add(a, b);
+    Var d = sub(s, b);
+    Var c = add_scalar(d, 1.0);
+    t.backward(sum(c * c));
+    BOOST_TEST(arma::approx_equal(a.grad(), dc, "absdiff", 0.0));
+    BOOST_TEST(arma::approx_equal(b.grad(), arma::mat(1, 2, arma::fill::zeros), "absdiff", 0.0));  // dc - dc
+    if (keep) {
+      for (Var v : {s, d, c}) BOOST_TEST(arma::approx_equal(v.grad(), dc, "absdiff", 0.0));
+    }
+  }
+  Tape t;  // outside a backward pass it is a copy
+  t.keep_intermediate_grads(false);
+  Var x = t.leaf(2.0, "x");
+  Var y = add_scalar(x, 1.0);
+  t.backward(y);
+  BOOST_TEST(t.take_grad(t.node(x.id)).n_elem == 1u);
+  BOOST_TEST(x.grad()(0) == 1.0);
+}
+
 // A retained graph runs backward again; a pass that keeps the gradients makes
 // the ones an earlier pass freed readable again.
 BOOST_AUTO_TEST_CASE(a_retained_graph_with_freed_gradients_runs_backward_again) {
