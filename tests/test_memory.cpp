@@ -195,6 +195,23 @@ BOOST_AUTO_TEST_CASE(keep_turns_off_the_fastbins) {
   BOOST_TEST(kept == 0u, kept << " bytes in fastbins under Keep");
 }
 
+// Armadillo's matrices come from malloc, not posix_memalign (CMakeLists.txt,
+// autograd_engine): the definition reaches this file as it reaches every
+// program built on the libraries, and the memory is as aligned as Armadillo
+// asks (16 bytes, memory::is_aligned), small and large.
+BOOST_AUTO_TEST_CASE(armadillo_takes_its_matrices_from_malloc) {
+#if defined(ARMA_ALIEN_MEM_ALLOC_FUNCTION) && defined(ARMA_ALIEN_MEM_FREE_FUNCTION)
+  BOOST_TEST(arma::arma_config::extra_code);
+  for (arma::uword n : {3u, 12u, 16u, 100u, 1000u}) {
+    arma::mat m(n, n, arma::fill::ones);
+    BOOST_TEST(arma::memory::is_aligned(m.memptr()), n << "x" << n);
+    BOOST_TEST(arma::accu(m) == static_cast<double>(n * n));
+  }
+#else
+  BOOST_FAIL("ARMA_ALIEN_MEM_ALLOC_FUNCTION is not defined: Armadillo asks posix_memalign for its matrices");
+#endif
+}
+
 // An explicit choice wins over a later ask: the benchmarks' A/B set GlibcDefaults
 // and then run the trainers, which ask for Keep.
 BOOST_AUTO_TEST_CASE(an_explicit_choice_wins_over_a_later_ask) {
