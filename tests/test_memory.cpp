@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -116,6 +117,8 @@ BOOST_AUTO_TEST_CASE(a_library_user_who_does_not_ask_keeps_glibcs_defaults) {
     if (kGlibcMalloc) {
       arma::mat big(1024, 8192, arma::fill::ones);
       BOOST_TEST(mapped_bytes() >= big.n_elem * sizeof(double), mapped_bytes() << " bytes in mmap'd blocks");
+      // Read after the count: a matrix nothing reads is one Clang may never allocate (malloc and free elided).
+      BOOST_TEST(arma::accu(big) == 1024.0 * 8192);
     }
   }
   ag::use_memory_policy();
@@ -125,6 +128,7 @@ BOOST_AUTO_TEST_CASE(a_library_user_who_does_not_ask_keeps_glibcs_defaults) {
     const std::size_t before = mapped_bytes();
     arma::mat block(128, 1024, arma::fill::ones);
     BOOST_TEST(mapped_bytes() == before, "Keep maps no block of its own");
+    BOOST_TEST(arma::accu(block) == 128.0 * 1024);  // so that it is allocated (above)
   }
 }
 
@@ -195,18 +199,22 @@ BOOST_AUTO_TEST_CASE(keep_turns_off_the_fastbins) {
   BOOST_TEST(kept == 0u, kept << " bytes in fastbins under Keep");
 }
 
-// Armadillo's matrices come from malloc, not posix_memalign (CMakeLists.txt,
-// autograd_engine): the definition reaches this file as it reaches every
-// program built on the libraries, and the memory is as aligned as Armadillo
-// asks (16 bytes, memory::is_aligned), small and large.
-BOOST_AUTO_TEST_CASE(armadillo_takes_its_matrices_from_malloc) {
+// Where Armadillo's matrices live (CMakeLists.txt, autograd_engine): below 64 KiB
+// from malloc, not posix_memalign, so 16-byte aligned as Armadillo asks
+// (memory::is_aligned); from 64 KiB on on a 64-byte cache line. The definition
+// reaches this file as it reaches every program built on the libraries.
+BOOST_AUTO_TEST_CASE(armadillo_matrices_small_from_malloc_large_on_a_cache_line) {
 #if defined(ARMA_ALIEN_MEM_ALLOC_FUNCTION) && defined(ARMA_ALIEN_MEM_FREE_FUNCTION)
   BOOST_TEST(arma::arma_config::extra_code);
-  for (arma::uword n : {3u, 12u, 16u, 100u, 1000u}) {
-    arma::mat m(n, n, arma::fill::ones);
+  std::vector<arma::mat> kept;  // held, so no two of them reuse one block
+  for (arma::uword n : {5u, 12u, 16u, 40u, 90u, 91u, 100u, 300u, 1000u}) {
+    arma::mat& m = kept.emplace_back(n, n, arma::fill::ones);
+    const auto address = reinterpret_cast<std::uintptr_t>(m.memptr());
     BOOST_TEST(arma::memory::is_aligned(m.memptr()), n << "x" << n);
+    if (n * n * sizeof(double) >= 65536) BOOST_TEST(address % 64 == 0u, n << "x" << n << " at " << address % 64 << " mod 64");
     BOOST_TEST(arma::accu(m) == static_cast<double>(n * n));
   }
+  kept.clear();  // given back with free
 #else
   BOOST_FAIL("ARMA_ALIEN_MEM_ALLOC_FUNCTION is not defined: Armadillo asks posix_memalign for its matrices");
 #endif
