@@ -97,7 +97,11 @@ void target(std::ostream& os, const std::string& what, bool known, double value,
     return;
   }
   const bool met = at_most ? value <= limit : value >= limit;
-  os << std::setw(9) << (met ? "met" : "NOT met") << fixed(value, 2) << unit
+  // A figure just past its limit gets the digits that show it is past: "NOT met
+  // 0.704x (at most 0.70x)", never "NOT met 0.70x (at most 0.70x)".
+  int digits = 2;
+  while (!met && digits < 6 && fixed(value, digits) == fixed(limit, digits)) ++digits;
+  os << std::setw(9) << (met ? "met" : "NOT met") << fixed(value, digits) << unit
      << (at_most ? " (at most " : " (at least ") << fixed(limit, 2) << unit << ")" << after << "\n";
 }
 

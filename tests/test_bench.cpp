@@ -287,6 +287,13 @@ BOOST_AUTO_TEST_CASE(the_bound_targets_compare_both_norms_with_layer_norm) {
              std::string::npos);
   const std::string table = bench::format_table(with_kernels, bench::Peer{});
   BOOST_TEST(table.find("the fused kernels alone; 1.30x their 8 transfers") != std::string::npos, table);
+
+  // A ratio just past its limit shows the digit that puts it there, not the limit itself.
+  peer.results["gpt_step/4x64 b32"] = {"gpt_step", "4x64 b32", 0.0300, ""};
+  const std::string close =
+      bench::format_bound_targets({norm_row("gpt_step", "4x64 b32", 0.0211)}, peer, {"4096x768"});
+  BOOST_TEST(line_in(close, "gpt_step 4x64 b32, ours/PyTorch").find("NOT met  0.703x (at most 0.70x)") !=
+             std::string::npos, close);
 }
 
 // The "saved" column is tape.saved_bytes(): the fused node keeps x and gamma
