@@ -8,12 +8,11 @@ const SweepPlan& sweep_plan() {
   static const SweepPlan plan = [] {
     const CacheSizes& caches = cache_sizes();
     SweepPlan p{std::size_t{4} << 20, std::size_t{128} << 10, cpu_vendor() == "GenuineIntel",
-                kVectorRegisters >= 32 ? 8u : 4u, 4096, 4};
+                kVectorRegisters >= 32 ? 8u : 4u, 4096, 8};
     if (caches.l2 != 0 && caches.l2_ways != 0 && caches.l2 % caches.l2_ways == 0) p.alias_stride = caches.l2 / caches.l2_ways;
     if (caches.l1d != 0 && caches.l1d_ways != 0 && caches.l1d % caches.l1d_ways == 0) {
       p.l1_alias_stride = caches.l1d / caches.l1d_ways;
-      p.l1_group = 1;  // the largest power of two at most half the ways (x and dy: two columns each)
-      while (p.l1_group * 4 <= caches.l1d_ways) p.l1_group *= 2;
+      p.l1_ways = caches.l1d_ways;
     }
     return p;
   }();

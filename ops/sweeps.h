@@ -145,16 +145,31 @@ struct SweepPlan {
   arma::uword group;
   // The same for the L1d: columns a multiple of l1_alias_stride bytes apart
   // (its size over its ways: 4 KiB on every CPU met) start in the same L1 set,
-  // and a group's columns of x and dy (two per column) must fit its ways. On
-  // the AMD EPYC (Zen 4: 32 KiB, 8-way) groups of eight at 4096 rows ran 1.2-1.3x
-  // the time of groups of four (docs/performance.md), so there they take
-  // l1_group = ways / 2 = 4; columns of other lengths are spread over the sets.
+  // and a group's columns of every matrix the sweep reads (one stream each)
+  // must fit its ways: l1_group below. On the AMD EPYC (Zen 4: 32 KiB, 8-way)
+  // the backward's groups of eight at 4096 rows (x and dy: 16 streams) ran
+  // 1.2-1.3x the time of groups of four, and the forward's (x alone: 8
+  // streams) 0.8-0.9x the time of fours (docs/performance.md); columns of
+  // other lengths are spread over the sets.
   std::size_t l1_alias_stride;
-  arma::uword l1_group;
+  arma::uword l1_ways;
 };
 // alias_stride and l1_alias_stride from this machine's L2 and L1d, 128 KiB and
-// 4 KiB where it says nothing; l1_group from the L1d's ways (4 where unknown).
+// 4 KiB where it says nothing; l1_ways from the L1d (8 where unknown).
 const SweepPlan& sweep_plan();
+
+// How many matrices a sweep reads column by column: x (the statistics, the
+// forward's output) or x and dy (the backward's two sweeps).
+enum class Reads : arma::uword { x = 1, x_and_dy = 2 };
+
+// Columns a group takes where they alias in the L1d: the largest power of two
+// whose streams (one per column of each matrix read) fit the L1d's ways.
+inline arma::uword l1_group(const SweepPlan& plan, Reads reads) {
+  const arma::uword streams_per_column = static_cast<arma::uword>(reads);
+  arma::uword width = 1;
+  while (2 * width * streams_per_column <= plan.l1_ways) width *= 2;
+  return width;
+}
 
 inline bool streamed(const arma::mat& out) { return out.n_elem * sizeof(double) >= sweep_plan().stream_bytes; }
 
@@ -163,17 +178,17 @@ void in_groups_of(arma::uword& j, arma::uword D, Step step) {
   for (; j + Width <= D; j += Width) step(j, std::integral_constant<arma::uword, Width>{});
 }
 
-// step(j, group) for the columns first .. D-1 of a matrix of N rows: j a
-// group's first column and decltype(group)::value its width, the plan's
-// group width (two where the columns alias in the L2 and l2_pairs, at most
-// l1_group where they alias in the L1d) while that many are
+// step(j, group) for the columns first .. D-1 of matrices of N rows that the
+// sweep `reads`: j a group's first column and decltype(group)::value its
+// width, the plan's group width (two where the columns alias in the L2 and
+// l2_pairs, at most l1_group where they alias in the L1d) while that many are
 // left, then 4, 2 and 1 for the rest. A row's sums still add column after
 // column, in the order one column at a time would, so grouping changes no bit
 // of them. `aligned` false (a streamed output whose columns start at
 // different offsets from a vector boundary, N not a multiple of kLanes): one
 // column at a time, so that each finds its own aligned rows.
 template <class Step>
-void in_groups(arma::uword N, arma::uword first, arma::uword D, Step step, bool aligned = true) {
+void in_groups(Reads reads, arma::uword N, arma::uword first, arma::uword D, Step step, bool aligned = true) {
   const SweepPlan& plan = sweep_plan();
   arma::uword j = first;
   if (!aligned) {
@@ -182,7 +197,7 @@ void in_groups(arma::uword N, arma::uword first, arma::uword D, Step step, bool 
   }
   const std::size_t column = N * sizeof(double);
   const arma::uword width = plan.l2_pairs && column % plan.alias_stride == 0 ? 2
-                            : column % plan.l1_alias_stride == 0              ? std::min(plan.group, plan.l1_group)
+                            : column % plan.l1_alias_stride == 0              ? std::min(plan.group, l1_group(plan, reads))
                                                                               : plan.group;
   if (width >= 8) in_groups_of<8>(j, D, step);
   if (width >= 4) in_groups_of<4>(j, D, step);

@@ -94,8 +94,9 @@ BOOST_AUTO_TEST_SUITE(fused_kernels)
 // project has met). With an odd row count the columns start at different
 // offsets from a vector boundary, so a streamed output goes a column at a
 // time, each with its scalar head and tail. The sweeps take up to eight
-// columns at a time (sweep_plan().group; four where columns alias in the
-// L1d, two where they alias in the L2 on an Intel CPU: 16384 rows), then
+// columns at a time (sweep_plan().group; where columns alias in the L1d, as
+// many as its ways hold: on an 8-way L1d eight for a sweep of x, four for one
+// of x and dy; two where they alias in the L2 on an Intel CPU: 16384 rows), then
 // four, two and one for the rest: 2 to 15 columns, 641 and 447 leave
 // remainders, 16384x7 and 16384x11 run the aliased widths and their rests. Rows go kLanes at
 // a time and the rest one by one: 3, 9, 33, 65 and 1001 rows leave some.
@@ -186,17 +187,19 @@ BOOST_AUTO_TEST_CASE(rows_of_visits_every_row_once_and_streams_on_aligned_rows) 
 }
 
 // The sweeps' plan: the alias strides are powers of two no larger than their
-// caches (a way of each), a group whose columns alias in the L1d holds its x
-// and dy columns within the L1d's ways, and the streaming threshold is the
-// fixed 4 MiB. Then which widths in_groups takes at each kind of length.
+// caches (a way of each), a group whose columns alias in the L1d holds the
+// columns it reads (of x, or of x and dy) within the L1d's ways, and the
+// streaming threshold is the fixed 4 MiB. Then which widths in_groups takes
+// at each kind of length, for a sweep of x and for one of x and dy.
 BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   const SweepPlan& plan = sweep_plan();
   const CacheSizes& caches = cache_sizes();
   BOOST_TEST_MESSAGE(describe_caches(caches) << ": alias strides L2 " << plan.alias_stride / 1024 << " KiB, L1d "
                                              << plan.l1_alias_stride / 1024 << " KiB; " << cpu_vendor() << ", pairs where the L2 aliases: "
                                              << (plan.l2_pairs ? "yes" : "no") << "; groups of " << plan.group
-                                             << " columns (" << plan.l1_group << " where the L1d aliases), " << kLanes
-                                             << " lanes");
+                                             << " columns (where the L1d aliases: " << l1_group(plan, Reads::x)
+                                             << " reading x, " << l1_group(plan, Reads::x_and_dy) << " reading x and dy), "
+                                             << kLanes << " lanes");
   BOOST_TEST((plan.group == 4u || plan.group == 8u), plan.group);
   for (std::size_t stride : {plan.alias_stride, plan.l1_alias_stride}) {
     BOOST_TEST((stride & (stride - 1)) == 0u, stride);
@@ -204,17 +207,19 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   }
   if (caches.l2 != 0) BOOST_TEST(plan.alias_stride <= caches.l2);
   if (caches.l1d != 0) BOOST_TEST(plan.l1_alias_stride <= caches.l1d);
-  BOOST_TEST((plan.l1_group == 1u || plan.l1_group == 2u || plan.l1_group == 4u || plan.l1_group == 8u), plan.l1_group);
-  if (caches.l1d_ways != 0) {
-    BOOST_TEST(2 * plan.l1_group <= caches.l1d_ways);
-    BOOST_TEST(4 * plan.l1_group > caches.l1d_ways);  // the largest that fits
+  BOOST_TEST(plan.l1_ways == (caches.l1d_ways != 0 ? caches.l1d_ways : 8u));
+  for (Reads reads : {Reads::x, Reads::x_and_dy}) {
+    const arma::uword streams = static_cast<arma::uword>(reads), group = l1_group(plan, reads);
+    BOOST_TEST((group & (group - 1)) == 0u, group);
+    BOOST_TEST(group * streams <= plan.l1_ways);         // its streams fit the ways
+    BOOST_TEST(2 * group * streams > plan.l1_ways);      // the largest that fits
   }
   BOOST_TEST(plan.stream_bytes == std::size_t{4} << 20);
 
-  auto widths = [](arma::uword N, arma::uword D) {
+  auto widths = [](Reads reads, arma::uword N, arma::uword D) {
     std::vector<arma::uword> seen;
     arma::uword next = 0;
-    in_groups(N, 0, D, [&](arma::uword j, auto group) {
+    in_groups(reads, N, 0, D, [&](arma::uword j, auto group) {
       BOOST_TEST(j == next);  // every column once, in order
       next = j + decltype(group)::value;
       seen.push_back(decltype(group)::value);
@@ -224,9 +229,20 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   };
   const arma::uword l1_rows = plan.l1_alias_stride / sizeof(double), l2_rows = plan.alias_stride / sizeof(double);
   BOOST_TEST(plan.l2_pairs == (cpu_vendor() == "GenuineIntel"), cpu_vendor());
-  BOOST_TEST(widths(l2_rows, 16).front() == (plan.l2_pairs ? 2u : std::min(plan.group, plan.l1_group)));
-  if (l2_rows != l1_rows) BOOST_TEST(widths(l1_rows, 16).front() == std::min(plan.group, plan.l1_group));
-  BOOST_TEST(widths(l1_rows + 3, 16).front() == plan.group);  // columns spread over the sets
+  for (Reads reads : {Reads::x, Reads::x_and_dy}) {
+    const arma::uword l1_width = std::min(plan.group, l1_group(plan, reads));
+    BOOST_TEST(widths(reads, l2_rows, 16).front() == (plan.l2_pairs ? 2u : l1_width));
+    if (l2_rows != l1_rows) BOOST_TEST(widths(reads, l1_rows, 16).front() == l1_width);
+    BOOST_TEST(widths(reads, l1_rows + 3, 16).front() == plan.group);  // columns spread over the sets
+  }
+  // The L1ds met: 8 ways (the family-25 EPYC's 32 KiB; the fallback) and 12
+  // (the family-26 EPYC's 48 KiB): eight columns of x, four of x and dy.
+  for (arma::uword ways : {8u, 12u}) {
+    SweepPlan other = plan;
+    other.l1_ways = ways;
+    BOOST_TEST(l1_group(other, Reads::x) == 8u, ways);
+    BOOST_TEST(l1_group(other, Reads::x_and_dy) == 4u, ways);
+  }
 }
 
 // The test can fail: the spec is a different program from the kernels, and a
