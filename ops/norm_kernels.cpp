@@ -147,7 +147,7 @@ void layernorm_stats(const arma::mat& x, double eps, arma::vec& mean, arma::vec&
   rstd.set_size(N);
   if (N == 0) return;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
   const double* shift = x.colptr(0);
-  in_groups(Reads::x, N, 1, D, [&](arma::uword j, auto group) {  // column 0 is the shift: its d is 0
+  in_groups(Reads::X, N, 1, D, [&](arma::uword j, auto group) {  // column 0 is the shift: its d is 0
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);  // columns j .. j + K - 1, N apart
     rows_of(N, [&](arma::uword i, auto row) {
@@ -180,7 +180,7 @@ void layernorm_forward(const arma::mat& x, const arma::mat& gamma, const arma::m
   y.set_size(N, D);
   if (N == 0) return;
   const bool stream = streamed(y);
-  in_groups(Reads::x, N, 0, D, [&](arma::uword j, auto group) {
+  in_groups(Reads::X, N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     double* y_j = y.colptr(j);
@@ -205,7 +205,7 @@ void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::
   RowSums sums(N);     // per row: the sums of dxhat and of dxhat * xhat; then their means
   double* dxhat_mean = sums.first;
   double* dxhat_xhat_mean = sums.second;
-  in_groups(Reads::x_and_dy, N, 0, D, [&](arma::uword j, auto group) {
+  in_groups(Reads::XAndDy, N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
@@ -235,7 +235,7 @@ void layernorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::
     dxhat_xhat_mean[i] /= double(D);
   }
   const bool stream = streamed(g.dx);
-  in_groups(Reads::x_and_dy, N, 0, D, [&](arma::uword j, auto group) {
+  in_groups(Reads::XAndDy, N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
@@ -262,7 +262,7 @@ void rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arm
   y.set_size(N, D);
   if (N == 0) return;  // no rows: nothing to sweep (and colptr of an empty matrix is a null reference)
   double* sum_sq = rstd.memptr();  // the sums of squares, for now
-  in_groups(Reads::x, N, 0, D, [&](arma::uword j, auto group) {
+  in_groups(Reads::X, N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     rows_of(N, [&](arma::uword i, auto row) {
@@ -277,7 +277,7 @@ void rmsnorm_forward(const arma::mat& x, const arma::mat& gamma, double eps, arm
   });
   for (arma::uword i = 0; i < N; ++i) rstd[i] = 1.0 / std::sqrt(sum_sq[i] / double(D) + eps);
   const bool stream = streamed(y);
-  in_groups(Reads::x, N, 0, D, [&](arma::uword j, auto group) {
+  in_groups(Reads::X, N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     double* y_j = y.colptr(j);
@@ -299,7 +299,7 @@ void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::ma
   if (N == 0) return;  // no rows: dgamma stays 0, dx is empty
   arma::vec dxhat_xhat_mean(N, arma::fill::zeros);  // per row: the sum, then the mean
   double* dxhat_xhat = dxhat_xhat_mean.memptr();
-  in_groups(Reads::x_and_dy, N, 0, D, [&](arma::uword j, auto group) {
+  in_groups(Reads::XAndDy, N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);
@@ -321,7 +321,7 @@ void rmsnorm_backward(const arma::mat& x, const arma::mat& gamma, const arma::ma
   if (g.dx.is_empty()) return;
   for (arma::uword i = 0; i < N; ++i) dxhat_xhat[i] /= double(D);
   const bool stream = streamed(g.dx);
-  in_groups(Reads::x_and_dy, N, 0, D, [&](arma::uword j, auto group) {
+  in_groups(Reads::XAndDy, N, 0, D, [&](arma::uword j, auto group) {
     constexpr arma::uword K = decltype(group)::value;
     const double* x_j = x.colptr(j);
     const double* dout_j = dout.colptr(j);

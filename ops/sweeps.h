@@ -160,7 +160,7 @@ const SweepPlan& sweep_plan();
 
 // How many matrices a sweep reads column by column: x (the statistics, the
 // forward's output) or x and dy (the backward's two sweeps).
-enum class Reads : arma::uword { x = 1, x_and_dy = 2 };
+enum class Reads : arma::uword { X = 1, XAndDy = 2 };
 
 // Columns a group takes where they alias in the L1d: the largest power of two
 // whose streams (one per column of each matrix read) fit the L1d's ways.

@@ -197,8 +197,8 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   BOOST_TEST_MESSAGE(describe_caches(caches) << ": alias strides L2 " << plan.alias_stride / 1024 << " KiB, L1d "
                                              << plan.l1_alias_stride / 1024 << " KiB; " << cpu_vendor() << ", pairs where the L2 aliases: "
                                              << (plan.l2_pairs ? "yes" : "no") << "; groups of " << plan.group
-                                             << " columns (where the L1d aliases: " << l1_group(plan, Reads::x)
-                                             << " reading x, " << l1_group(plan, Reads::x_and_dy) << " reading x and dy), "
+                                             << " columns (where the L1d aliases: " << l1_group(plan, Reads::X)
+                                             << " reading x, " << l1_group(plan, Reads::XAndDy) << " reading x and dy), "
                                              << kLanes << " lanes");
   BOOST_TEST((plan.group == 4u || plan.group == 8u), plan.group);
   for (std::size_t stride : {plan.alias_stride, plan.l1_alias_stride}) {
@@ -208,7 +208,7 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   if (caches.l2 != 0) BOOST_TEST(plan.alias_stride <= caches.l2);
   if (caches.l1d != 0) BOOST_TEST(plan.l1_alias_stride <= caches.l1d);
   BOOST_TEST(plan.l1_ways == (caches.l1d_ways != 0 ? caches.l1d_ways : 8u));
-  for (Reads reads : {Reads::x, Reads::x_and_dy}) {
+  for (Reads reads : {Reads::X, Reads::XAndDy}) {
     const arma::uword streams = static_cast<arma::uword>(reads), group = l1_group(plan, reads);
     BOOST_TEST((group & (group - 1)) == 0u, group);
     BOOST_TEST(group * streams <= plan.l1_ways);         // its streams fit the ways
@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   };
   const arma::uword l1_rows = plan.l1_alias_stride / sizeof(double), l2_rows = plan.alias_stride / sizeof(double);
   BOOST_TEST(plan.l2_pairs == (cpu_vendor() == "GenuineIntel"), cpu_vendor());
-  for (Reads reads : {Reads::x, Reads::x_and_dy}) {
+  for (Reads reads : {Reads::X, Reads::XAndDy}) {
     const arma::uword l1_width = std::min(plan.group, l1_group(plan, reads));
     BOOST_TEST(widths(reads, l2_rows, 16).front() == (plan.l2_pairs ? 2u : l1_width));
     if (l2_rows != l1_rows) BOOST_TEST(widths(reads, l1_rows, 16).front() == l1_width);
@@ -240,8 +240,8 @@ BOOST_AUTO_TEST_CASE(the_sweep_plan_follows_the_caches) {
   for (arma::uword ways : {8u, 12u}) {
     SweepPlan other = plan;
     other.l1_ways = ways;
-    BOOST_TEST(l1_group(other, Reads::x) == 8u, ways);
-    BOOST_TEST(l1_group(other, Reads::x_and_dy) == 4u, ways);
+    BOOST_TEST(l1_group(other, Reads::X) == 8u, ways);
+    BOOST_TEST(l1_group(other, Reads::XAndDy) == 4u, ways);
   }
 }
 
