@@ -149,7 +149,7 @@ struct SweepPlan {
   // must fit its ways: l1_group below. On the AMD EPYC (Zen 4: 32 KiB, 8-way)
   // the backward's groups of eight at 4096 rows (x and dy: 16 streams) ran
   // 1.2-1.3x the time of groups of four, and the forward's (x alone: 8
-  // streams) 0.8-0.9x the time of fours (docs/performance.md); columns of
+  // streams) 0.75-0.98x the time of fours (docs/performance.md); columns of
   // other lengths are spread over the sets.
   std::size_t l1_alias_stride;
   arma::uword l1_ways;
